@@ -1,0 +1,375 @@
+//! The command line: parses arguments, calls the library's stages, prints results and
+//! progress, and turns errors into messages and exit codes.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use roundup::engine::Tick;
+use roundup::lab::Lab;
+use roundup::plan::{self, Job, Plan, Selection};
+use roundup::run::{self, Observer, RunOptions};
+use roundup::store::JobManifest;
+use roundup::units::{figure, DurationLabel};
+use roundup::{analysis, render, store, Error};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Reproducible review reports for storage drives.
+#[derive(Parser)]
+#[command(name = "roundup", version, about, long_about = None)]
+struct Cli {
+    /// The lab folder (suites/, drives/, commentary/; results/ and site/ are written here).
+    #[arg(long, global = true, default_value = ".")]
+    lab: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate every suite, drive and commentary file of the lab.
+    Check,
+    /// Expand suites × drives × variants × repeats into jobs and run them.
+    Run {
+        #[command(flatten)]
+        select: Select,
+        /// Print the plan and its estimated duration, then stop.
+        #[arg(long)]
+        dry_run: bool,
+        /// Run only the jobs whose complete results are missing.
+        #[arg(long)]
+        resume: bool,
+    },
+    /// Print IOPS, MB/s and latency percentiles of every stored job.
+    Summary {
+        #[command(flatten)]
+        select: Select,
+        /// Print a JSON array for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build the static site in site/ from results/ and commentary/.
+    Render,
+    /// Run the demo suite on the lab's drives and render the site.
+    Demo,
+}
+
+#[derive(clap::Args, Default)]
+struct Select {
+    /// A suite to include (repeatable; default all).
+    #[arg(long = "suite", value_name = "SUITE")]
+    suites: Vec<String>,
+    /// A drive to include (repeatable; default all).
+    #[arg(long = "drive", value_name = "DRIVE")]
+    drives: Vec<String>,
+    /// A test to include (repeatable; default all).
+    #[arg(long = "test", value_name = "TEST")]
+    tests: Vec<String>,
+}
+
+impl Select {
+    fn selection(&self) -> Selection {
+        Selection {
+            suites: self.suites.clone(),
+            drives: self.drives.clone(),
+            tests: self.tests.clone(),
+        }
+    }
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping: completed jobs are kept; `roundup run --resume` runs the rest (Ctrl-C again to quit at once)");
+    });
+    match dispatch(&cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) {
+                eprintln!("interrupted: completed jobs are in results/; run `roundup run --resume` to finish");
+                return 130;
+            }
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+fn load(lab: &Path) -> Result<Lab> {
+    match Lab::load(lab) {
+        Ok(l) => Ok(l),
+        Err(Error::Input(errors)) => {
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            bail!(
+                "{} problem{} in the lab at {}; nothing was run",
+                errors.len(),
+                if errors.len() == 1 { "" } else { "s" },
+                lab.display()
+            )
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn dispatch(cli: &Cli) -> Result<()> {
+    match &cli.command {
+        Command::Check => {
+            let lab = load(&cli.lab)?;
+            println!(
+                "lab {} is valid: {} suites, {} drives, {} commentary files",
+                cli.lab.display(),
+                lab.suites.len(),
+                lab.drives.len(),
+                lab.commentary.len()
+            );
+            Ok(())
+        }
+        Command::Run {
+            select,
+            dry_run,
+            resume,
+        } => {
+            let lab = load(&cli.lab)?;
+            let plan = plan::expand(&lab, &select.selection())?;
+            print_plan(&lab, &plan, *dry_run);
+            if *dry_run {
+                return Ok(());
+            }
+            run_plan(&lab, &plan, *resume)
+        }
+        Command::Summary { select, json } => summary(&cli.lab, select, *json),
+        Command::Render => {
+            let lab = load(&cli.lab)?;
+            do_render(&lab)
+        }
+        Command::Demo => {
+            let started = Instant::now();
+            let lab = load(&cli.lab)?;
+            let sel = Selection {
+                suites: vec!["demo".into()],
+                ..Default::default()
+            };
+            let plan =
+                plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
+            print_plan(&lab, &plan, false);
+            run_plan(&lab, &plan, false)?;
+            do_render(&lab)?;
+            let index = lab.site_dir().join("index.html");
+            let index = std::fs::canonicalize(&index).unwrap_or(index);
+            println!(
+                "demo finished in {:.1} s; open file://{}",
+                started.elapsed().as_secs_f64(),
+                index.display()
+            );
+            Ok(())
+        }
+    }
+}
+
+fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) {
+    let mut wall = 0.0;
+    let mut virt = 0.0;
+    let mut unknown = 0;
+    for job in &plan.jobs {
+        let est = Plan::estimate(lab, job);
+        match est.wall_s {
+            Some(s) => wall += s,
+            None => unknown += 1,
+        }
+        virt += est.virtual_s.unwrap_or(0.0);
+        if detailed {
+            let when = match (est.virtual_s, est.wall_s) {
+                (Some(v), Some(w)) => {
+                    format!("{} simulated, ~{:.1} s", DurationLabel((v * 1e9) as u64), w)
+                }
+                (None, Some(w)) => format!("~{}", DurationLabel((w * 1e9) as u64)),
+                _ => "until its I/O count".into(),
+            };
+            println!("{:<64} {}  [{}]", job.id, job.workload.describe(), when);
+        }
+    }
+    let drives: std::collections::BTreeSet<&str> =
+        plan.jobs.iter().map(|j| j.drive.as_str()).collect();
+    let mut line = format!(
+        "plan: {} jobs on {} drives, estimated {}",
+        plan.jobs.len(),
+        drives.len(),
+        DurationLabel((wall.max(0.0) * 1e9) as u64)
+    );
+    if virt > 0.0 {
+        line.push_str(&format!(
+            " ({} of simulated drive time)",
+            DurationLabel((virt * 1e9) as u64)
+        ));
+    }
+    if unknown > 0 {
+        line.push_str(&format!(", plus {unknown} jobs that run to an I/O count"));
+    }
+    println!("{line}");
+}
+
+struct Bars {
+    multi: MultiProgress,
+    bars: Mutex<HashMap<String, ProgressBar>>,
+}
+
+impl Observer for Bars {
+    fn job_started(&self, index: usize, total: usize, job: &Job) {
+        let bar = self.multi.add(ProgressBar::new(1000));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix} [{elapsed_precise}] {bar:25} ETA {eta:>4} {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(format!("job {index}/{total} {}", job.id));
+        self.bars.lock().expect("bars").insert(job.id.clone(), bar);
+    }
+    fn job_tick(&self, job: &Job, t: Tick) {
+        if let Some(bar) = self.bars.lock().expect("bars").get(&job.id) {
+            bar.set_position((t.done * 1000.0) as u64);
+            if t.measured_s > 0.0 {
+                bar.set_message(format!("{} IOPS", figure(t.ios as f64 / t.measured_s)));
+            }
+        }
+    }
+    fn job_finished(&self, job: &Job, m: &JobManifest) {
+        if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
+            bar.finish_and_clear();
+        }
+        let s = m.outcome.measured_ns as f64 / 1e9;
+        let iops = if s > 0.0 {
+            m.outcome.ios as f64 / s
+        } else {
+            0.0
+        };
+        let mbs = if s > 0.0 {
+            m.outcome.bytes as f64 / s / 1e6
+        } else {
+            0.0
+        };
+        let _ = self.multi.println(format!(
+            "done {:<60} {:>10} IOPS {:>9} MB/s",
+            job.id,
+            figure(iops),
+            figure(mbs)
+        ));
+    }
+    fn job_skipped(&self, job: &Job) {
+        let _ = self.multi.println(format!("kept {} (complete)", job.id));
+    }
+    fn job_failed(&self, job: &Job, e: &Error) {
+        if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
+            bar.finish_and_clear();
+        }
+        let _ = self.multi.println(format!("FAILED {}: {e}", job.id));
+    }
+}
+
+fn run_plan(lab: &Lab, plan: &Plan, resume: bool) -> Result<()> {
+    let bars = Bars {
+        multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+        bars: Mutex::new(HashMap::new()),
+    };
+    let started = Instant::now();
+    let summary = run::run(lab, plan, &RunOptions { resume }, &bars, &STOP)?;
+    println!(
+        "run: {} jobs completed, {} kept from earlier runs, {} failed, in {:.1} s; results in {}",
+        summary.completed,
+        summary.skipped,
+        summary.failed.len(),
+        started.elapsed().as_secs_f64(),
+        lab.results_dir().display()
+    );
+    if !summary.failed.is_empty() {
+        for (id, e) in &summary.failed {
+            eprintln!("{id}: {e}");
+        }
+        bail!("{} jobs failed", summary.failed.len());
+    }
+    Ok(())
+}
+
+fn do_render(lab: &Lab) -> Result<()> {
+    let report = render::render(lab)?;
+    for p in &report.problems {
+        eprintln!("warning: {p}");
+    }
+    for s in &report.orphan_slots {
+        eprintln!("warning: {s}");
+    }
+    for s in &report.stale_slots {
+        eprintln!("stale: {s}");
+    }
+    for w in &report.written {
+        println!("wrote site/{}", w.display());
+    }
+    println!(
+        "render: {} files written, {} unchanged, in {}",
+        report.written.len(),
+        report.unchanged,
+        lab.site_dir().display()
+    );
+    Ok(())
+}
+
+fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
+    let (jobs, problems) = store::scan(&lab_dir.join("results"));
+    let keep = |m: &JobManifest| {
+        (select.suites.is_empty() || select.suites.contains(&m.suite))
+            && (select.drives.is_empty() || select.drives.contains(&m.drive))
+            && (select.tests.is_empty() || select.tests.contains(&m.test))
+    };
+    let jobs: Vec<_> = jobs.into_iter().filter(|j| keep(&j.manifest)).collect();
+    let (rows, more) = analysis::summarize(&jobs);
+    for p in problems.iter().chain(&more) {
+        eprintln!("warning: {p}");
+    }
+    if json {
+        let list: Vec<_> = rows.iter().map(|(_, s)| s).collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+        return Ok(());
+    }
+    if rows.is_empty() {
+        println!("no results in {}", lab_dir.join("results").display());
+        return Ok(());
+    }
+    println!(
+        "{:<16} {:<10} {:<16} {:<22} {:<32} {:>2} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9}",
+        "drive", "firmware", "suite", "test", "variant", "r", "IOPS", "MB/s", "mean µs", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "I/Os"
+    );
+    for (_, s) in &rows {
+        println!(
+            "{:<16} {:<10} {:<16} {:<22} {:<32} {:>2} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9}",
+            s.drive,
+            s.firmware,
+            s.suite,
+            s.test,
+            s.variant,
+            s.repeat,
+            figure(s.iops),
+            figure(s.mb_per_s),
+            figure(s.lat_mean_us),
+            figure(s.lat_p50_us),
+            figure(s.lat_p99_us),
+            figure(s.lat_p999_us),
+            figure(s.lat_max_us),
+            s.ios
+        );
+    }
+    Ok(())
+}

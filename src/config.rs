@@ -1,0 +1,382 @@
+//! Loading the lab's YAML files with errors that name file, line, column and field, and the
+//! value types those files use (sizes, durations, rates, queue depths).
+
+use std::fmt;
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::InputError;
+use crate::units;
+
+/// Parses `text` (the content of `file`) as YAML into `T`. Unknown keys are errors where
+/// `T` denies them; every error carries the position and the field path.
+pub fn from_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, InputError> {
+    serde_yaml::from_str(text).map_err(|e| yaml_error(file, &e))
+}
+
+/// Converts a serde_yaml error into an [`InputError`], splitting its field path from its
+/// message and keeping its position.
+pub fn yaml_error(file: &Path, e: &serde_yaml::Error) -> InputError {
+    let mut message = e.to_string();
+    if let Some(i) = message.rfind(" at line ") {
+        message.truncate(i);
+    }
+    // serde_yaml prefixes the message with the path of the field ("tests[0].span: ...").
+    let mut field = String::new();
+    if let Some((head, tail)) = message.split_once(": ") {
+        if !head.is_empty() && !head.contains(' ') {
+            field = head.to_string();
+            message = tail.to_string();
+        }
+    }
+    // An error about the document as a whole (a missing top-level key) has no position of
+    // its own: it is reported at the top of the file.
+    let (line, column) = e
+        .location()
+        .map(|l| (l.line(), l.column()))
+        .unwrap_or((1, 1));
+    InputError {
+        file: file.to_path_buf(),
+        line,
+        column,
+        field,
+        message,
+    }
+}
+
+/// A YAML scalar as a visitor receives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar<'a> {
+    /// A string.
+    Str(&'a str),
+    /// A non-negative integer.
+    Unsigned(u64),
+    /// A negative integer.
+    Signed(i64),
+    /// A float.
+    Float(f64),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `~`, `null` or nothing.
+    Null,
+}
+
+impl Scalar<'_> {
+    /// The scalar as text a parser can read (strings and numbers), if it is one.
+    pub fn text(&self) -> Option<String> {
+        match self {
+            Scalar::Str(s) => Some(s.to_string()),
+            Scalar::Unsigned(n) => Some(n.to_string()),
+            Scalar::Signed(n) => Some(n.to_string()),
+            Scalar::Float(f) => Some(f.to_string()),
+            _ => None,
+        }
+    }
+
+    /// How an error message names the scalar.
+    pub fn describe(&self) -> String {
+        match self {
+            Scalar::Str(s) => format!("{s:?}"),
+            Scalar::Unsigned(n) => n.to_string(),
+            Scalar::Signed(n) => n.to_string(),
+            Scalar::Float(f) => f.to_string(),
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::Null => "nothing".into(),
+        }
+    }
+}
+
+/// A YAML node as a value type reads it: a scalar or a mapping (in file order).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node<'a> {
+    /// A scalar.
+    Scalar(Scalar<'a>),
+    /// A mapping's entries.
+    Map(Vec<(serde_yaml::Value, serde_yaml::Value)>),
+}
+
+struct NodeVisitor<F> {
+    expected: String,
+    allow_map: bool,
+    parse: F,
+}
+
+impl<'de, T, F: FnOnce(Node) -> Result<T, String>> serde::de::Visitor<'de> for NodeVisitor<F> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.expected)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+        (self.parse)(Node::Scalar(Scalar::Str(v))).map_err(E::custom)
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<T, E> {
+        (self.parse)(Node::Scalar(Scalar::Unsigned(v))).map_err(E::custom)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<T, E> {
+        (self.parse)(Node::Scalar(Scalar::Signed(v))).map_err(E::custom)
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<T, E> {
+        (self.parse)(Node::Scalar(Scalar::Float(v))).map_err(E::custom)
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<T, E> {
+        (self.parse)(Node::Scalar(Scalar::Bool(v))).map_err(E::custom)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<T, E> {
+        (self.parse)(Node::Scalar(Scalar::Null)).map_err(E::custom)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        use serde::de::Error as _;
+        if !self.allow_map {
+            return Err(A::Error::custom(format!(
+                "expected {}, found a mapping",
+                self.expected
+            )));
+        }
+        let mut entries = Vec::new();
+        while let Some(e) = map.next_entry::<serde_yaml::Value, serde_yaml::Value>()? {
+            entries.push(e);
+        }
+        (self.parse)(Node::Map(entries)).map_err(A::Error::custom)
+    }
+}
+
+/// Deserializes a scalar through `parse`. The parse runs inside the deserializer, so its
+/// error carries the scalar's own line, column and field path; a list or mapping is an
+/// error naming `expected`.
+pub fn scalar<'de, D, T>(
+    d: D,
+    expected: &str,
+    parse: impl FnOnce(Scalar) -> Result<T, String>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let visitor = NodeVisitor {
+        expected: expected.to_string(),
+        allow_map: false,
+        parse: for_any_node(|n| match n {
+            Node::Scalar(s) => parse(s),
+            Node::Map(_) => Err("a mapping".into()),
+        }),
+    };
+    d.deserialize_any(visitor)
+}
+
+/// Gives a closure the signature "for any lifetime of the node", which inference misses.
+fn for_any_node<T, F: FnOnce(Node) -> Result<T, String>>(f: F) -> F {
+    f
+}
+
+/// Deserializes a scalar or a mapping through `parse`, with positions as for [`scalar`].
+pub fn scalar_or_map<'de, D, T>(
+    d: D,
+    expected: &str,
+    parse: impl FnOnce(Node) -> Result<T, String>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    d.deserialize_any(NodeVisitor {
+        expected: expected.to_string(),
+        allow_map: true,
+        parse,
+    })
+}
+
+/// Reads a scalar's text and parses it with `parse`.
+pub fn scalar_text<'de, D, T>(
+    d: D,
+    expected: &str,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let what = expected.to_string();
+    scalar(d, expected, move |s| match s.text() {
+        Some(t) => parse(&t),
+        None => Err(format!("expected {what}, found {}", s.describe())),
+    })
+}
+
+/// Names a YAML value's kind for error messages.
+pub fn describe(v: &serde_yaml::Value) -> String {
+    match v {
+        serde_yaml::Value::Null => "nothing".into(),
+        serde_yaml::Value::Bool(b) => format!("{b}"),
+        serde_yaml::Value::Number(n) => format!("{n}"),
+        serde_yaml::Value::String(s) => format!("{s:?}"),
+        serde_yaml::Value::Sequence(_) => "a list".into(),
+        serde_yaml::Value::Mapping(_) => "a mapping".into(),
+        serde_yaml::Value::Tagged(t) => format!("a value tagged {}", t.tag),
+    }
+}
+
+macro_rules! text_value {
+    ($(#[$doc:meta])* $name:ident($inner:ty), $what:expr, $parse:expr, $show:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+        pub struct $name(pub $inner);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let parse: fn(&str) -> Result<$inner, String> = $parse;
+                scalar_text(d, $what, parse).map($name)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.to_string())
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let show: fn(&$inner) -> String = $show;
+                f.write_str(&show(&self.0))
+            }
+        }
+    };
+}
+
+text_value!(
+    /// A size in bytes, written `4KiB`, `128k`, `8GiB`, `160GB`.
+    Size(u64),
+    "a size such as 4KiB or 8GiB",
+    |t| {
+        let b = units::parse_size(t)?;
+        if b == 0 { Err(format!("expected a size above zero, found {t:?}")) } else { Ok(b) }
+    },
+    |b| units::SizeLabel(*b).to_string().replace(' ', "")
+);
+
+text_value!(
+    /// A duration in nanoseconds, written `3m`, `90s`, `500ms`.
+    Duration(u64),
+    "a duration such as 90s or 3m",
+    units::parse_duration,
+    |ns| units::DurationLabel(*ns).to_string().replace(' ', "").replace("min", "m").replace('µ', "u")
+);
+
+text_value!(
+    /// A transfer rate in bytes per second, written `250MB/s`.
+    Rate(f64),
+    "a rate such as 250MB/s",
+    units::parse_rate,
+    |r| format!("{}MB/s", r / 1e6)
+);
+
+/// A queue depth: a whole number from 1 to 65535.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct QueueDepth(pub u32);
+
+impl<'de> Deserialize<'de> for QueueDepth {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        whole_number(d, 1, 65535).map(|v| QueueDepth(v as u32))
+    }
+}
+
+/// A count: a whole number from 1 up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Count(pub u64);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        whole_number(d, 1, u64::MAX).map(Count)
+    }
+}
+
+/// Reads a whole number within `[lo, hi]`, with a message that says the range.
+pub fn whole_number<'de, D: Deserializer<'de>>(d: D, lo: u64, hi: u64) -> Result<u64, D::Error> {
+    let expected = if hi == u64::MAX {
+        format!("a whole number from {lo} up")
+    } else {
+        format!("a whole number from {lo} to {hi}")
+    };
+    let msg = expected.clone();
+    scalar(d, &expected, move |s| match s {
+        Scalar::Unsigned(n) if (lo..=hi).contains(&n) => Ok(n),
+        other => Err(format!("expected {msg}, found {}", other.describe())),
+    })
+}
+
+/// A fraction from 0 to 1, written `0.25` or `25%`.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+pub struct Fraction(pub f64);
+
+impl<'de> Deserialize<'de> for Fraction {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar_text(d, "a fraction such as 0.25 or 25%", parse_fraction).map(Fraction)
+    }
+}
+
+/// Parses `0.25` or `25%` into 0.25.
+pub fn parse_fraction(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let v = if let Some(p) = t.strip_suffix('%') {
+        p.trim().parse::<f64>().map(|p| p / 100.0)
+    } else {
+        t.parse::<f64>()
+    };
+    match v {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!(
+            "expected a fraction from 0 to 1 (or 0% to 100%), found {t:?}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Doc {
+        items: Vec<Item>,
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Item {
+        qd: QueueDepth,
+        size: Size,
+    }
+
+    #[test]
+    fn errors_carry_position_and_field() {
+        let text = "items:\n  - qd: 3\n    size: 4KiB\n  - qd: 0\n    size: 4KiB\n";
+        let e = from_yaml::<Doc>(Path::new("x.yaml"), text).unwrap_err();
+        assert_eq!(e.field, "items[1].qd");
+        assert_eq!((e.line, e.column), (4, 9));
+        assert_eq!(
+            e.message,
+            "expected a whole number from 1 to 65535, found 0"
+        );
+        assert_eq!(
+            e.to_string(),
+            "x.yaml:4:9: items[1].qd: expected a whole number from 1 to 65535, found 0"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_errors() {
+        let text = "items:\n  - qd: 3\n    size: 4KiB\n    colour: red\n";
+        let e = from_yaml::<Doc>(Path::new("x.yaml"), text).unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(e.message.contains("unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn sizes_in_yaml() {
+        let text = "items:\n  - qd: 3\n    size: 4 parsecs\n";
+        let e = from_yaml::<Doc>(Path::new("x.yaml"), text).unwrap_err();
+        assert_eq!(e.field, "items[0].size");
+        assert_eq!(e.line, 3);
+        assert!(e.message.contains("size unit"), "{e}");
+    }
+}

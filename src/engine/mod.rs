@@ -1,0 +1,229 @@
+//! The engine: one loop for every target. It keeps exactly the queue depth in flight, stamps
+//! each I/O at submit and completion on the target's clock, drops the warm-up, and hands
+//! every measured I/O to a [`SampleSink`] as one raw [`Sample`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::suite::{Length, Workload};
+use crate::target::{AlignedBuf, Completion, Target};
+use crate::workload::{compressed_fraction, DataFiller, IoRequest, IoSource, Op, SyntheticSource};
+
+/// One measured I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    /// Position in the job's request sequence (warm-up I/Os included, so the first measured
+    /// sample need not be 0).
+    pub seq: u64,
+    /// Read or write.
+    pub op: Op,
+    /// Byte offset.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u32,
+    /// Submit time since the job's queue opened (ns, target clock).
+    pub submit_ns: u64,
+    /// Submit to completion (ns).
+    pub latency_ns: u64,
+    /// I/Os in flight when this one was submitted, itself included.
+    pub qd: u32,
+}
+
+/// Where samples go (the store's background writer, or a test's vector).
+pub trait SampleSink {
+    /// Accepts one sample.
+    fn push(&mut self, s: Sample);
+}
+
+impl SampleSink for Vec<Sample> {
+    fn push(&mut self, s: Sample) {
+        Vec::push(self, s)
+    }
+}
+
+/// What a job did, beyond its samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Measured I/Os.
+    pub ios: u64,
+    /// Measured bytes.
+    pub bytes: u64,
+    /// I/Os issued during the warm-up (not in the samples).
+    pub warmup_ios: u64,
+    /// From the first measured submit to the last completion (ns).
+    pub measured_ns: u64,
+    /// The queue clock when the job ended (ns).
+    pub end_ns: u64,
+    /// For writes: the zstd-compressed size of the data written, as a fraction of its size,
+    /// measured on a sample of the written blocks (what "compressible" meant).
+    pub compressed_fraction: Option<f64>,
+}
+
+/// A progress report, sent every few thousand I/Os.
+#[derive(Debug, Clone, Copy)]
+pub struct Tick {
+    /// Fraction of the job done, 0 to 1.
+    pub done: f64,
+    /// Measured I/Os so far.
+    pub ios: u64,
+    /// Target-clock seconds of the measured part so far.
+    pub measured_s: f64,
+}
+
+/// How often (in completions) the engine reports progress and checks for Ctrl-C.
+const TICK_EVERY: u64 = 4096;
+/// One written block in this many is compressed to measure the data's compressibility.
+const PROBE_EVERY: u64 = 512;
+/// At most this many blocks are compressed per job.
+const PROBE_MAX: u32 = 256;
+
+/// Runs one job's workload on `target` over `span` bytes with the job's `seed`.
+pub fn run(
+    workload: &Workload,
+    span: u64,
+    seed: u64,
+    target: &mut dyn Target,
+    sink: &mut dyn SampleSink,
+    progress: &mut dyn FnMut(Tick),
+    stop: &AtomicBool,
+) -> Result<Outcome> {
+    let mut source = SyntheticSource::new(workload, span, seed);
+    run_source(workload, &mut source, seed, target, sink, progress, stop)
+}
+
+/// Runs requests from any [`IoSource`] with a workload's queue depth, length and warm-up.
+pub fn run_source(
+    w: &Workload,
+    source: &mut dyn IoSource,
+    seed: u64,
+    target: &mut dyn Target,
+    sink: &mut dyn SampleSink,
+    progress: &mut dyn FnMut(Tick),
+    stop: &AtomicBool,
+) -> Result<Outcome> {
+    let needs_data = target.needs_data() && w.operation.writes();
+    let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
+    let depth = w.queue_depth;
+    let max_len = source.max_len() as usize;
+    let mut queue = target.queue(depth, w.operation.writes())?;
+    let mut free: Vec<(u32, AlignedBuf)> = (0..depth)
+        .rev()
+        .map(|s| (s, AlignedBuf::new(max_len)))
+        .collect();
+    let mut inflight: Vec<Option<(IoRequest, u64, u32)>> = vec![None; depth as usize];
+    let mut completions: Vec<Completion> = Vec::with_capacity(depth as usize);
+    let warmup = w.warmup_ns;
+    let (end_ns, count) = match w.length {
+        Length::Duration(d) => (Some(warmup + d), None),
+        Length::Count(n) => (None, Some(n)),
+    };
+    let mut out = Outcome::default();
+    let mut measured_issued = 0u64;
+    let mut first_measured: Option<u64> = None;
+    let mut last_done = 0u64;
+    let mut outstanding = 0u32;
+    let mut issuing = true;
+    let mut since_tick = 0u64;
+    let (mut probe_in, mut probe_out, mut probes, mut writes) = (0u64, 0u64, 0u32, 0u64);
+    loop {
+        while issuing && outstanding < depth {
+            let now = queue.now();
+            if end_ns.is_some_and(|e| now >= e) || count.is_some_and(|c| measured_issued >= c) {
+                issuing = false;
+                break;
+            }
+            let Some(req) = source.next_request() else {
+                issuing = false;
+                break;
+            };
+            let (slot, mut buf) = free
+                .pop()
+                .expect("a free slot when fewer than depth are in flight");
+            if req.op == Op::Write && needs_data {
+                let data = &mut buf.as_mut_slice()[..req.len as usize];
+                filler.fill(data);
+                if writes % PROBE_EVERY == 0 && probes < PROBE_MAX {
+                    probe_in += data.len() as u64;
+                    probe_out += (compressed_fraction(data) * data.len() as f64) as u64;
+                    probes += 1;
+                }
+                writes += 1;
+            }
+            if now >= warmup {
+                measured_issued += 1;
+                first_measured.get_or_insert(now);
+            }
+            outstanding += 1;
+            inflight[slot as usize] = Some((req, now, outstanding));
+            queue.submit(slot, req, buf)?;
+        }
+        if outstanding == 0 {
+            break;
+        }
+        queue.reap(&mut completions)?;
+        for c in completions.drain(..) {
+            outstanding -= 1;
+            let (req, submit, qd) = inflight[c.slot as usize]
+                .take()
+                .ok_or_else(|| Error::Target("a completion for an idle slot".into()))?;
+            if let Some(e) = c.error {
+                return Err(Error::Target(e));
+            }
+            last_done = last_done.max(c.done_ns);
+            if submit >= warmup {
+                out.ios += 1;
+                out.bytes += req.len as u64;
+                sink.push(Sample {
+                    seq: req.seq,
+                    op: req.op,
+                    offset: req.offset,
+                    len: req.len,
+                    submit_ns: submit,
+                    latency_ns: c.done_ns.saturating_sub(submit),
+                    qd,
+                });
+            } else {
+                out.warmup_ios += 1;
+            }
+            free.push((c.slot, c.buf));
+            since_tick += 1;
+        }
+        if since_tick >= TICK_EVERY {
+            since_tick = 0;
+            if stop.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            let now = queue.now();
+            let done = match (end_ns, count) {
+                (Some(e), _) => now as f64 / e.max(1) as f64,
+                (_, Some(c)) => out.ios as f64 / c as f64,
+                _ => 0.0,
+            };
+            progress(Tick {
+                done: done.min(1.0),
+                ios: out.ios,
+                measured_s: now.saturating_sub(warmup) as f64 / 1e9,
+            });
+        }
+    }
+    out.end_ns = queue.now();
+    if w.operation.writes() && !needs_data {
+        // The target ignores data, so none was generated: measure what it would have been.
+        let mut buf = vec![0u8; w.block_size.max() as usize];
+        for _ in 0..16 {
+            filler.fill(&mut buf);
+            probe_in += buf.len() as u64;
+            probe_out += (compressed_fraction(&buf) * buf.len() as f64) as u64;
+        }
+    }
+    out.compressed_fraction = (probe_in > 0).then(|| probe_out as f64 / probe_in as f64);
+    out.measured_ns = first_measured
+        .map(|f| last_done.saturating_sub(f))
+        .unwrap_or(0);
+    if stop.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    Ok(out)
+}

@@ -1,0 +1,242 @@
+//! The plan: suites × drives × variants × repeats expanded into jobs with stable ids.
+
+use serde::Serialize;
+
+use crate::drive::TargetSpec;
+use crate::error::{Error, InputError, Result};
+use crate::lab::Lab;
+use crate::suite::{Better, Length, Metric, Variant, Workload};
+use crate::workload::derive_seed;
+
+/// Which part of the lab to run; empty lists mean everything.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Suite names.
+    pub suites: Vec<String>,
+    /// Drive ids.
+    pub drives: Vec<String>,
+    /// Test ids (in any selected suite).
+    pub tests: Vec<String>,
+}
+
+/// One run of one variant of one test on one drive.
+#[derive(Debug, Clone, Serialize)]
+pub struct Job {
+    /// Stable id: `drive/suite/test/variant/rN`.
+    pub id: String,
+    /// Drive id.
+    pub drive: String,
+    /// Suite name.
+    pub suite: String,
+    /// Test id.
+    pub test: String,
+    /// Test title.
+    pub title: String,
+    /// The variant of the test.
+    pub variant: Variant,
+    /// Repeat number, from 1.
+    pub repeat: u32,
+    /// What the job does.
+    pub workload: Workload,
+    /// The headline figure.
+    pub metric: Metric,
+    /// Which way is better.
+    pub better: Better,
+    /// Seed of the job's random streams, derived from the suite seed, test, variant and
+    /// repeat (not the drive: every drive gets the same requests).
+    pub seed: u64,
+}
+
+/// The expanded plan, in run order: by drive, then suite, test, variant and repeat, so that a
+/// drive's state carries across its tests in suite order.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// The jobs in run order.
+    pub jobs: Vec<Job>,
+}
+
+/// Expands the selected part of the lab into a plan.
+pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
+    let mut errors = Vec::new();
+    let check =
+        |kind: &str, wanted: &[String], known: Vec<&String>, errors: &mut Vec<InputError>| {
+            for w in wanted {
+                if !known.contains(&w) {
+                    let list: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
+                    errors.push(InputError::new(
+                        format!("--{kind}"),
+                        "",
+                        format!(
+                            "no {kind} {w:?} in the lab; expected one of: {}",
+                            list.join(", ")
+                        ),
+                    ));
+                }
+            }
+        };
+    check(
+        "suite",
+        &sel.suites,
+        lab.suites.keys().collect(),
+        &mut errors,
+    );
+    check(
+        "drive",
+        &sel.drives,
+        lab.drives.keys().collect(),
+        &mut errors,
+    );
+    let all_tests: Vec<&String> = lab
+        .suites
+        .values()
+        .filter(|s| sel.suites.is_empty() || sel.suites.contains(&s.spec.name.0))
+        .flat_map(|s| s.spec.tests.iter().map(|t| &t.id.0))
+        .collect();
+    check("test", &sel.tests, all_tests, &mut errors);
+    if !errors.is_empty() {
+        return Err(Error::Input(errors));
+    }
+    let mut jobs = Vec::new();
+    for (drive_id, _) in lab
+        .drives
+        .iter()
+        .filter(|(d, _)| sel.drives.is_empty() || sel.drives.contains(d))
+    {
+        for suite in lab
+            .suites
+            .values()
+            .filter(|s| sel.suites.is_empty() || sel.suites.contains(&s.spec.name.0))
+        {
+            let suite = &suite.spec;
+            for test in suite
+                .tests
+                .iter()
+                .filter(|t| sel.tests.is_empty() || sel.tests.contains(&t.id.0))
+            {
+                for (variant, workload) in test.expand() {
+                    for repeat in 1..=test.repeats {
+                        let r = format!("r{repeat}");
+                        let seed =
+                            derive_seed(suite.seed, &[&suite.name.0, &test.id.0, &variant.id, &r]);
+                        jobs.push(Job {
+                            id: format!("{drive_id}/{}/{}/{}/{r}", suite.name, test.id, variant.id),
+                            drive: drive_id.clone(),
+                            suite: suite.name.0.clone(),
+                            test: test.id.0.clone(),
+                            title: test.title.clone(),
+                            variant: variant.clone(),
+                            repeat,
+                            workload: workload.clone(),
+                            metric: test.metric,
+                            better: test.better,
+                            seed,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(Plan { jobs })
+}
+
+/// How long a job is expected to take.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Estimate {
+    /// Wall-clock seconds, when known.
+    pub wall_s: Option<f64>,
+    /// Simulated seconds (for simulated drives).
+    pub virtual_s: Option<f64>,
+}
+
+impl Plan {
+    /// The expected duration of `job` on its drive.
+    pub fn estimate(lab: &Lab, job: &Job) -> Estimate {
+        let w = &job.workload;
+        let drive = &lab.drives[&job.drive].spec;
+        match &drive.target {
+            TargetSpec::Path(_) => Estimate {
+                wall_s: match w.length {
+                    Length::Duration(ns) => Some((ns + w.warmup_ns) as f64 / 1e9),
+                    Length::Count(_) => None,
+                },
+                virtual_s: None,
+            },
+            TargetSpec::Sim(sim) => {
+                let iops = crate::target::sim::estimate_iops(sim, w);
+                let (ios, virt) = match w.length {
+                    Length::Duration(ns) => {
+                        let s = (ns + w.warmup_ns) as f64 / 1e9;
+                        (s * iops, s)
+                    }
+                    Length::Count(n) => {
+                        (n as f64 + iops * w.warmup_ns as f64 / 1e9, n as f64 / iops)
+                    }
+                };
+                // About a million simulated I/Os per second of real time, samples written.
+                Estimate {
+                    wall_s: Some(ios / 1.0e6),
+                    virtual_s: Some(virt),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn lab() -> (tempfile::TempDir, Lab) {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("suites")).unwrap();
+        fs::create_dir_all(dir.path().join("drives")).unwrap();
+        fs::write(
+            dir.path().join("suites/s.yaml"),
+            "name: s\ntitle: S\ntests:\n  - {id: rw, title: RW, operation: write, pattern: random, block_size: 4KiB, span: 1GiB, queue_depth: 3, duration: 1s, repeats: 2, metric: mb_per_s, variants: {data: [compressible, incompressible]}}\n  - {id: sr, title: SR, operation: read, pattern: sequential, block_size: 128KiB, span: full, queue_depth: 1, count: 100, metric: mb_per_s}\n",
+        )
+        .unwrap();
+        for d in ["b", "a"] {
+            fs::write(
+                dir.path().join(format!("drives/{d}.yaml")),
+                format!("id: {d}\nvendor: V\nmodel: M\ncapacity: 4GB\nsim: {{model: simple, units: 4, stripe: 4KiB, read_latency: 50us, write_latency: 200us, read_rate: 50MB/s, write_rate: 20MB/s, link_rate: 280MB/s}}\n"),
+            )
+            .unwrap();
+        }
+        let lab = Lab::load(dir.path()).unwrap();
+        (dir, lab)
+    }
+
+    #[test]
+    fn expansion_order_and_ids() {
+        let (_d, lab) = lab();
+        let plan = expand(&lab, &Selection::default()).unwrap();
+        let ids: Vec<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids.len(), 2 * (2 * 2 + 1));
+        assert_eq!(ids[0], "a/s/rw/data-compressible/r1");
+        assert_eq!(ids[1], "a/s/rw/data-compressible/r2");
+        assert_eq!(ids[4], "a/s/sr/base/r1");
+        assert_eq!(ids[5], "b/s/rw/data-compressible/r1");
+        // Same requests on every drive, different ones per repeat.
+        assert_eq!(plan.jobs[0].seed, plan.jobs[5].seed);
+        assert_ne!(plan.jobs[0].seed, plan.jobs[1].seed);
+    }
+
+    #[test]
+    fn selection_filters_and_rejects_unknown_names() {
+        let (_d, lab) = lab();
+        let sel = Selection {
+            drives: vec!["b".into()],
+            tests: vec!["sr".into()],
+            ..Default::default()
+        };
+        let plan = expand(&lab, &sel).unwrap();
+        assert_eq!(plan.jobs.len(), 1);
+        let sel = Selection {
+            drives: vec!["zz".into()],
+            ..Default::default()
+        };
+        let e = expand(&lab, &sel).unwrap_err().to_string();
+        assert!(e.contains("no drive \"zz\"") && e.contains("a, b"), "{e}");
+    }
+}

@@ -1,0 +1,288 @@
+//! Charts drawn with plotters into SVG, measured with the bundled font so that the same
+//! figures give the same bytes on every machine.
+
+use std::sync::Once;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::FontStyle;
+
+use crate::units::figure;
+
+/// The family name charts use; the site's stylesheet maps it to the bundled font.
+pub const FONT_FAMILY: &str = "roundup-sans";
+static FONT_REGULAR: &[u8] = include_bytes!("../../templates/static/fonts/DejaVuSans.ttf");
+static FONT_BOLD: &[u8] = include_bytes!("../../templates/static/fonts/DejaVuSans-Bold.ttf");
+static FONTS: Once = Once::new();
+
+fn fonts() {
+    FONTS.call_once(|| {
+        // The bundled fonts are known-good TrueType files; a failure here is a build defect.
+        let regular = plotters::style::register_font(FONT_FAMILY, FontStyle::Normal, FONT_REGULAR);
+        let bold = plotters::style::register_font(FONT_FAMILY, FontStyle::Bold, FONT_BOLD);
+        assert!(
+            regular.is_ok() && bold.is_ok(),
+            "the bundled fonts are valid TrueType"
+        );
+    });
+}
+
+/// Okabe–Ito colours: distinct for colour-blind readers.
+pub const BAR: RGBColor = RGBColor(0x00, 0x72, 0xB2);
+/// The highlight colour for the reviewed drive.
+pub const HIGHLIGHT: RGBColor = RGBColor(0xE6, 0x9F, 0x00);
+const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
+const MUTED: RGBColor = RGBColor(0x66, 0x66, 0x66);
+const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
+
+/// One bar of a horizontal bar chart.
+#[derive(Debug, Clone)]
+pub struct BarItem {
+    /// The drive's name.
+    pub label: String,
+    /// The figure.
+    pub value: f64,
+    /// Drawn in the highlight colour and bold (the reviewed drive).
+    pub highlight: bool,
+}
+
+/// A horizontal bar chart in the review style.
+#[derive(Debug, Clone)]
+pub struct BarChart {
+    /// Id for the SVG's title and description elements.
+    pub id: String,
+    /// Test title (and variant).
+    pub title: String,
+    /// The workload in words.
+    pub subtitle: String,
+    /// The unit and direction: `MB/s · higher is better`.
+    pub caption: String,
+    /// The bars, in drawing order (top first).
+    pub bars: Vec<BarItem>,
+}
+
+/// A step of 1, 2 or 5 × 10^k giving about five ticks up to `max`.
+fn nice_step(max: f64) -> f64 {
+    if max <= 0.0 || !max.is_finite() {
+        return 1.0;
+    }
+    let raw = max / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let r = raw / mag;
+    mag * if r <= 1.0 {
+        1.0
+    } else if r <= 2.0 {
+        2.0
+    } else if r <= 5.0 {
+        5.0
+    } else {
+        10.0
+    }
+}
+
+fn escape_xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+impl BarChart {
+    /// Draws the chart as an SVG document with a title and description for screen readers.
+    pub fn to_svg(&self) -> Result<String, String> {
+        fonts();
+        const W: u32 = 760;
+        const TOP: i32 = 70;
+        const ROW: i32 = 28;
+        let n = self.bars.len() as i32;
+        let h = (TOP + n.max(1) * ROW + 34) as u32;
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (W, h)).into_drawing_area();
+            let e = |e: DrawingAreaErrorKind<_>| format!("drawing chart {}: {e:?}", self.id);
+            root.fill(&WHITE).map_err(e)?;
+            let font = |size: f64, bold: bool, color: RGBColor, pos: Pos| {
+                let f = FontDesc::new(
+                    FontFamily::Name(FONT_FAMILY),
+                    size,
+                    if bold {
+                        FontStyle::Bold
+                    } else {
+                        FontStyle::Normal
+                    },
+                );
+                f.color(&color).pos(pos)
+            };
+            let left_top = Pos::new(HPos::Left, VPos::Top);
+            root.draw(&Text::new(
+                self.title.clone(),
+                (12, 10),
+                font(22.0, true, INK, left_top),
+            ))
+            .map_err(e)?;
+            root.draw(&Text::new(
+                self.subtitle.clone(),
+                (12, 36),
+                font(16.0, false, MUTED, left_top),
+            ))
+            .map_err(e)?;
+            root.draw(&Text::new(
+                self.caption.clone(),
+                (12, 52),
+                font(16.0, true, MUTED, left_top),
+            ))
+            .map_err(e)?;
+            let label_font = FontDesc::new(FontFamily::Name(FONT_FAMILY), 17.0, FontStyle::Bold)
+                .into_text_style(&root);
+            let widest = self
+                .bars
+                .iter()
+                .map(|b| {
+                    root.estimate_text_size(&b.label, &label_font)
+                        .map(|(w, _)| w as i32)
+                        .unwrap_or(0)
+                })
+                .max()
+                .unwrap_or(0);
+            let x0 = (widest + 24).clamp(140, 360);
+            let x1 = W as i32 - 80;
+            let max = self
+                .bars
+                .iter()
+                .map(|b| b.value)
+                .filter(|v| v.is_finite())
+                .fold(0.0, f64::max);
+            let step = nice_step(max);
+            let top_value = (max / step).ceil().max(1.0) * step;
+            let scale = |v: f64| x0 + ((v / top_value) * (x1 - x0) as f64).round() as i32;
+            let bottom = TOP + n * ROW;
+            let mut t = 0.0;
+            while t <= top_value + step * 0.01 {
+                let x = scale(t);
+                root.draw(&PathElement::new(
+                    vec![(x, TOP - 4), (x, bottom)],
+                    GRID.stroke_width(1),
+                ))
+                .map_err(e)?;
+                root.draw(&Text::new(
+                    figure(t),
+                    (x, bottom + 6),
+                    font(15.0, false, MUTED, Pos::new(HPos::Center, VPos::Top)),
+                ))
+                .map_err(e)?;
+                t += step;
+            }
+            for (i, b) in self.bars.iter().enumerate() {
+                let y = TOP + i as i32 * ROW;
+                let color = if b.highlight { HIGHLIGHT } else { BAR };
+                let end = if b.value.is_finite() {
+                    scale(b.value.max(0.0))
+                } else {
+                    x0
+                };
+                root.draw(&Rectangle::new(
+                    [(x0, y + 4), (end.max(x0 + 1), y + ROW - 4)],
+                    color.filled(),
+                ))
+                .map_err(e)?;
+                let mid = y + ROW / 2;
+                root.draw(&Text::new(
+                    b.label.clone(),
+                    (x0 - 10, mid),
+                    font(17.0, b.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
+                ))
+                .map_err(e)?;
+                root.draw(&Text::new(
+                    figure(b.value),
+                    (end + 6, mid),
+                    font(16.0, b.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
+                ))
+                .map_err(e)?;
+            }
+            root.draw(&PathElement::new(
+                vec![(x0, TOP - 4), (x0, bottom)],
+                MUTED.stroke_width(1),
+            ))
+            .map_err(e)?;
+            root.present().map_err(e)?;
+        }
+        Ok(self.accessible(svg))
+    }
+
+    /// Adds role, title and description (the figures in words) to the SVG.
+    fn accessible(&self, svg: String) -> String {
+        let desc = self
+            .bars
+            .iter()
+            .map(|b| format!("{}: {}", b.label, figure(b.value)))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let id = escape_xml(&self.id);
+        let head =
+            format!("<svg role=\"img\" aria-labelledby=\"{id}-title {id}-desc\" class=\"chart\" ",);
+        let inner = format!(
+            "<title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}. {}. {}.</desc>",
+            escape_xml(&self.title),
+            escape_xml(&self.subtitle),
+            escape_xml(&self.caption),
+            escape_xml(&desc)
+        );
+        let svg = svg.replacen("<svg ", &head, 1);
+        match svg.find('>') {
+            Some(i) => format!("{}{}{}", &svg[..=i], inner, &svg[i + 1..]),
+            None => svg,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart() -> BarChart {
+        BarChart {
+            id: "rw.base".into(),
+            title: "4KB Random Write".into(),
+            subtitle: "4 KiB random write, QD3".into(),
+            caption: "MB/s · higher is better".into(),
+            bars: vec![
+                BarItem {
+                    label: "Intel X25-M <G2>".into(),
+                    value: 28.9,
+                    highlight: true,
+                },
+                BarItem {
+                    label: "OCZ Vertex".into(),
+                    value: 9.97,
+                    highlight: false,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn svg_has_every_bar_label_and_accessibility() {
+        let svg = chart().to_svg().unwrap();
+        assert!(svg.starts_with("<svg role=\"img\""));
+        assert!(svg.contains("<title id=\"rw.base-title\">4KB Random Write</title>"));
+        assert!(svg.contains("Intel X25-M &lt;G2&gt;"), "labels are escaped");
+        assert!(svg.contains(">\nOCZ Vertex\n</text>"));
+        assert!(svg.contains(">\n28.9\n") && svg.contains(">\n9.97\n"));
+        assert!(svg.contains("higher is better"));
+        assert_eq!(svg.matches("fill=\"#0072B2\"").count(), 1);
+        assert_eq!(svg.matches("fill=\"#E69F00\"").count(), 1);
+        assert!(svg.contains(FONT_FAMILY));
+    }
+
+    #[test]
+    fn same_figures_same_bytes() {
+        assert_eq!(chart().to_svg().unwrap(), chart().to_svg().unwrap());
+    }
+
+    #[test]
+    fn steps_are_nice() {
+        assert_eq!(nice_step(28.9), 10.0);
+        assert_eq!(nice_step(250.0), 50.0);
+        assert_eq!(nice_step(0.02), 0.005);
+    }
+}

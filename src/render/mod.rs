@@ -1,0 +1,403 @@
+//! The site: tera templates filled with the analysis' figures, charts as inline SVG, and the
+//! reviewer's commentary, written to `site/`. Rendering is deterministic (sorted inputs, no
+//! clock) and only rewrites files whose bytes change.
+
+pub mod chart;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::analysis::{self, TestFigures};
+use crate::commentary::{self, Commentary};
+use crate::error::{Error, Result};
+use crate::lab::{sha256_hex, Lab};
+use crate::store;
+use crate::units::figure;
+use chart::{BarChart, BarItem};
+
+/// The templates built into roundup; a lab's `templates/` overrides any of them by name.
+const TEMPLATES: &[(&str, &str)] = &[
+    ("base.html", include_str!("../../templates/base.html")),
+    ("index.html", include_str!("../../templates/index.html")),
+    ("suite.html", include_str!("../../templates/suite.html")),
+];
+
+/// Static files copied into `site/static/`.
+const STATIC: &[(&str, &[u8])] = &[
+    (
+        "style.css",
+        include_bytes!("../../templates/static/style.css"),
+    ),
+    (
+        "fonts/DejaVuSans.ttf",
+        include_bytes!("../../templates/static/fonts/DejaVuSans.ttf"),
+    ),
+    (
+        "fonts/DejaVuSans-Bold.ttf",
+        include_bytes!("../../templates/static/fonts/DejaVuSans-Bold.ttf"),
+    ),
+    (
+        "fonts/LICENSE.txt",
+        include_bytes!("../../templates/static/fonts/LICENSE.txt"),
+    ),
+];
+
+/// What a render did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Files written because their content changed (relative to site/).
+    pub written: Vec<PathBuf>,
+    /// Files already up to date.
+    pub unchanged: usize,
+    /// Results that could not be read (named and skipped).
+    pub problems: Vec<String>,
+    /// Commentary slots whose chart no longer exists (kept in their files, reported here).
+    pub orphan_slots: Vec<String>,
+    /// Commentary slots written against other figures than the current ones.
+    pub stale_slots: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Row {
+    drive: String,
+    drive_name: String,
+    firmware: String,
+    value: String,
+    repeats: u32,
+    lat_mean: String,
+    lat_p99: String,
+    lat_max: String,
+}
+
+#[derive(Serialize)]
+struct ChartCtx {
+    id: String,
+    title: String,
+    variant_label: String,
+    workload: String,
+    caption: String,
+    unit: String,
+    svg: String,
+    rows: Vec<Row>,
+    commentary: Option<String>,
+    stale: bool,
+    fingerprint: String,
+}
+
+#[derive(Serialize)]
+struct SuiteLink {
+    name: String,
+    title: String,
+    tests: usize,
+    charts: usize,
+}
+
+#[derive(Serialize)]
+struct DriveRow {
+    id: String,
+    name: String,
+    controller: String,
+    firmware: String,
+    results: usize,
+}
+
+/// Latency for tables: µs below a millisecond, ms above.
+pub fn latency(us: f64) -> String {
+    if !us.is_finite() {
+        "–".into()
+    } else if us >= 1000.0 {
+        format!("{} ms", figure(us / 1000.0))
+    } else {
+        format!("{} µs", figure(us))
+    }
+}
+
+fn unit_of(metric: &str) -> (&'static str, &'static str) {
+    match metric {
+        "iops" => ("IOPS", "IOPS"),
+        "mb_per_s" => ("MB/s", "MB/s"),
+        "lat_mean_us" => ("µs", "mean latency, µs"),
+        "lat_p99_us" => ("µs", "99th percentile latency, µs"),
+        _ => ("µs", "maximum latency, µs"),
+    }
+}
+
+/// The fingerprint of a chart's figures: what a commentary slot was written against.
+pub fn fingerprint(f: &TestFigures) -> String {
+    let text: String = f
+        .bars
+        .iter()
+        .map(|b| format!("{}|{}|{}\n", b.drive, b.firmware, figure(b.value)))
+        .collect();
+    sha256_hex(text.as_bytes())[..12].to_string()
+}
+
+fn chart_ctx(
+    f: &TestFigures,
+    notes: Option<&Commentary>,
+    report: &mut Report,
+    page: &str,
+) -> Result<ChartCtx> {
+    let (unit, caption) = unit_of(&f.metric);
+    let better = if f.better == "higher" {
+        "higher is better"
+    } else {
+        "lower is better"
+    };
+    let title = if f.variant_label.is_empty() {
+        f.title.clone()
+    } else {
+        format!("{} ({})", f.title, f.variant_label)
+    };
+    let chart = BarChart {
+        id: f.slot_id(),
+        title: title.clone(),
+        subtitle: f.workload.clone(),
+        caption: format!("{caption} · {better}"),
+        bars: f
+            .bars
+            .iter()
+            .map(|b| BarItem {
+                label: b.drive_name.clone(),
+                value: b.value,
+                highlight: false,
+            })
+            .collect(),
+    };
+    let svg = chart.to_svg().map_err(Error::Render)?;
+    let fp = fingerprint(f);
+    let slot = notes.and_then(|c| c.slot(&f.slot_id()));
+    let stale = slot.is_some_and(|s| s.fingerprint.as_ref().is_some_and(|p| *p != fp));
+    if stale {
+        report.stale_slots.push(format!(
+            "{page}: slot {} was written against other figures",
+            f.slot_id()
+        ));
+    }
+    Ok(ChartCtx {
+        id: f.slot_id(),
+        title,
+        variant_label: f.variant_label.clone(),
+        workload: f.workload.clone(),
+        caption: format!("{caption}, {better}"),
+        unit: unit.to_string(),
+        svg,
+        rows: f
+            .bars
+            .iter()
+            .map(|b| Row {
+                drive: b.drive.clone(),
+                drive_name: b.drive_name.clone(),
+                firmware: b.firmware.clone(),
+                value: figure(b.value),
+                repeats: b.repeats,
+                lat_mean: latency(b.lat_mean_us),
+                lat_p99: latency(b.lat_p99_us),
+                lat_max: latency(b.lat_max_us),
+            })
+            .collect(),
+        commentary: slot
+            .map(|s| commentary::to_html(&s.text))
+            .filter(|h| !h.is_empty()),
+        stale,
+        fingerprint: fp,
+    })
+}
+
+fn templates(lab: &Lab) -> Result<tera::Tera> {
+    let mut t = tera::Tera::default();
+    let mut sources: Vec<(String, String)> = Vec::new();
+    for (name, builtin) in TEMPLATES {
+        let custom = lab.root.join("templates").join(name);
+        let text = if custom.is_file() {
+            fs::read_to_string(&custom).map_err(|e| Error::io(&custom, e))?
+        } else {
+            builtin.to_string()
+        };
+        sources.push((name.to_string(), text));
+    }
+    t.add_raw_templates(sources)
+        .map_err(|e| Error::Render(format!("templates: {}", tera_chain(&e))))?;
+    t.autoescape_on(vec![".html"]);
+    Ok(t)
+}
+
+fn tera_chain(e: &tera::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
+
+/// Writes `bytes` to `site/rel` unless it already holds exactly them.
+fn put(site: &Path, rel: &str, bytes: &[u8], report: &mut Report) -> Result<()> {
+    let path = site.join(rel);
+    if fs::read(&path).is_ok_and(|old| old == bytes) {
+        report.unchanged += 1;
+        return Ok(());
+    }
+    store::write_atomic(&path, bytes)?;
+    report.written.push(PathBuf::from(rel));
+    Ok(())
+}
+
+/// Renders the lab's results and commentary into `site/`.
+pub fn render(lab: &Lab) -> Result<Report> {
+    let mut report = Report::default();
+    let (jobs, mut problems) = store::scan(&lab.results_dir());
+    let (summaries, mut more) = analysis::summarize(&jobs);
+    problems.append(&mut more);
+    report.problems = problems;
+    let order: BTreeMap<String, Vec<String>> = lab
+        .suites
+        .iter()
+        .map(|(n, s)| {
+            (
+                n.clone(),
+                s.spec.tests.iter().map(|t| t.id.0.clone()).collect(),
+            )
+        })
+        .collect();
+    let figures = analysis::figures(&summaries, &order);
+    let current = analysis::current_firmware(&summaries);
+    let tera = templates(lab)?;
+    let site = lab.site_dir();
+
+    // Suites: those of the lab, and any others found in the results.
+    let mut suites: BTreeMap<String, (String, Option<String>, usize)> = lab
+        .suites
+        .iter()
+        .map(|(n, s)| {
+            (
+                n.clone(),
+                (
+                    s.spec.title.clone(),
+                    s.spec.description.clone(),
+                    s.spec.tests.len(),
+                ),
+            )
+        })
+        .collect();
+    for f in &figures {
+        suites
+            .entry(f.suite.clone())
+            .or_insert_with(|| (f.suite_title.clone(), None, 0));
+    }
+    let mut suite_links = Vec::new();
+    for (name, (title, description, tests)) in &suites {
+        let page = format!("suites/{name}");
+        let notes = lab.commentary.get(&page).map(|c| &c.spec);
+        let mut charts = Vec::new();
+        for f in figures.iter().filter(|f| &f.suite == name) {
+            charts.push(chart_ctx(f, notes, &mut report, &page)?);
+        }
+        if let Some(c) = lab.commentary.get(&page) {
+            let ids: BTreeSet<&str> = charts.iter().map(|c| c.id.as_str()).collect();
+            for s in &c.spec.slots {
+                if !ids.contains(s.id.as_str()) {
+                    report.orphan_slots.push(format!(
+                        "{}:{}: slot {} has no chart on page {page} (kept in the file, not shown)",
+                        c.file.display(),
+                        s.line,
+                        s.id
+                    ));
+                }
+            }
+        }
+        let mut ctx = tera::Context::new();
+        ctx.insert("root", "../");
+        ctx.insert("page", &page);
+        ctx.insert(
+            "suite",
+            &serde_json::json!({"name": name, "title": title, "description": description}),
+        );
+        ctx.insert(
+            "intro",
+            &notes
+                .map(|c| commentary::to_html(&c.intro))
+                .unwrap_or_default(),
+        );
+        ctx.insert("charts", &charts);
+        let html = tera
+            .render("suite.html", &ctx)
+            .map_err(|e| Error::Render(format!("suite {name}: {}", tera_chain(&e))))?;
+        put(&site, &format!("{page}.html"), html.as_bytes(), &mut report)?;
+        suite_links.push(SuiteLink {
+            name: name.clone(),
+            title: title.clone(),
+            tests: *tests,
+            charts: charts.len(),
+        });
+    }
+
+    let mut drives: BTreeMap<String, DriveRow> = lab
+        .drives
+        .iter()
+        .map(|(id, d)| {
+            let s = &d.spec;
+            (
+                id.clone(),
+                DriveRow {
+                    id: id.clone(),
+                    name: s.display_name(),
+                    controller: s.controller.clone().unwrap_or_default(),
+                    firmware: current
+                        .get(id)
+                        .cloned()
+                        .or_else(|| s.firmware.clone())
+                        .unwrap_or_else(|| "–".into()),
+                    results: 0,
+                },
+            )
+        })
+        .collect();
+    for (j, _) in &summaries {
+        let m = &j.manifest;
+        let row = drives.entry(m.drive.clone()).or_insert_with(|| DriveRow {
+            id: m.drive.clone(),
+            name: m.drive_name.clone(),
+            controller: String::new(),
+            firmware: current.get(&m.drive).cloned().unwrap_or_default(),
+            results: 0,
+        });
+        if current.get(&m.drive) == Some(&m.firmware) {
+            row.results += 1;
+        }
+    }
+    let mut ctx = tera::Context::new();
+    ctx.insert("root", "");
+    ctx.insert("page", "index");
+    ctx.insert("suites", &suite_links);
+    ctx.insert("drives", &drives.into_values().collect::<Vec<_>>());
+    ctx.insert(
+        "intro",
+        &lab.commentary
+            .get("index")
+            .map(|c| commentary::to_html(&c.spec.intro))
+            .unwrap_or_default(),
+    );
+    ctx.insert("problems", &report.problems);
+    let html = tera
+        .render("index.html", &ctx)
+        .map_err(|e| Error::Render(format!("index: {}", tera_chain(&e))))?;
+    put(&site, "index.html", html.as_bytes(), &mut report)?;
+
+    for (rel, bytes) in STATIC {
+        let custom = lab.root.join("templates/static").join(rel);
+        let data = if custom.is_file() {
+            fs::read(&custom).map_err(|e| Error::io(&custom, e))?
+        } else {
+            bytes.to_vec()
+        };
+        put(&site, &format!("static/{rel}"), &data, &mut report)?;
+    }
+    report.written.sort();
+    Ok(report)
+}

@@ -1,0 +1,281 @@
+//! Running a plan: open and check every target first (nothing runs until all jobs fit their
+//! drives), then run each drive's jobs in plan order: real drives one after another, then
+//! simulated drives in parallel (rayon). Each job streams its samples to the store.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use crate::drive::{DriveSpec, TargetSpec};
+use crate::engine::{self, Tick};
+use crate::error::{Error, Result};
+use crate::lab::{sha256_hex, Lab};
+use crate::plan::{Job, Plan};
+use crate::store::{self, FileRef, JobManifest, SampleWriter, MANIFEST, MANIFEST_FORMAT};
+use crate::target::{self, Target, TargetKind};
+
+/// roundup's git revision at build time (`unknown` outside a git checkout).
+pub const GIT_REVISION: &str = match option_env!("ROUNDUP_GIT_REVISION") {
+    Some(r) => r,
+    None => "unknown",
+};
+
+/// How to run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Skip jobs whose complete results (same plan) are already in the store.
+    pub resume: bool,
+}
+
+/// Receives what happens during a run (progress bars in the CLI, nothing in tests).
+pub trait Observer: Sync {
+    /// A job starts; `index` counts from 1 in run order.
+    fn job_started(&self, _index: usize, _total: usize, _job: &Job) {}
+    /// Progress of a running job.
+    fn job_tick(&self, _job: &Job, _tick: Tick) {}
+    /// A job finished and its results are stored.
+    fn job_finished(&self, _job: &Job, _manifest: &JobManifest) {}
+    /// A job was skipped (`--resume`).
+    fn job_skipped(&self, _job: &Job) {}
+    /// A job failed.
+    fn job_failed(&self, _job: &Job, _error: &Error) {}
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+impl Observer for Silent {}
+
+/// What a run did.
+#[derive(Debug, Default)]
+pub struct RunSummary {
+    /// Jobs run and stored.
+    pub completed: usize,
+    /// Jobs skipped because their results were complete.
+    pub skipped: usize,
+    /// Jobs that failed, with the reason.
+    pub failed: Vec<(String, String)>,
+}
+
+struct Group<'a> {
+    drive: &'a crate::lab::Loaded<DriveSpec>,
+    target: Box<dyn Target>,
+    firmware: String,
+    firmware_source: &'static str,
+    jobs: Vec<(usize, &'a Job, u64)>,
+}
+
+/// The firmware to file a drive's results under, and where it came from.
+fn resolve_firmware(spec: &DriveSpec, target: &dyn Target) -> Result<(String, &'static str)> {
+    let reported = target.info().identity.get("firmware").cloned();
+    match (&spec.firmware, reported) {
+        (Some(fw), Some(dev)) if target.info().kind == TargetKind::BlockDevice && *fw != dev => Err(Error::Target(format!(
+            "drive {}: the drive file names firmware {fw:?} but the device reports {dev:?}; update drives/{}.yaml (or leave firmware out to use the device's)",
+            spec.id, spec.id
+        ))),
+        (Some(fw), _) => Ok((fw.clone(), "drive file")),
+        (None, Some(dev)) if target.info().kind == TargetKind::BlockDevice => Ok((dev, "device")),
+        (None, _) => Ok(("unknown".into(), "unknown")),
+    }
+}
+
+/// The hash `--resume` compares: the planned job and its drive file.
+pub fn plan_hash(job: &Job, drive: &DriveSpec) -> String {
+    let text = serde_json::json!({"job": job, "drive": drive}).to_string();
+    sha256_hex(text.as_bytes())
+}
+
+fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Runs `plan` on the lab's drives, storing results under `results/`.
+pub fn run(
+    lab: &Lab,
+    plan: &Plan,
+    opts: &RunOptions,
+    obs: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<RunSummary> {
+    // Preflight: open every target and check every job against it.
+    let total = plan.jobs.len();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut problems = Vec::new();
+    let mut i = 0;
+    while i < plan.jobs.len() {
+        let drive_id = &plan.jobs[i].drive;
+        let end = plan.jobs[i..]
+            .iter()
+            .position(|j| &j.drive != drive_id)
+            .map(|p| i + p)
+            .unwrap_or(plan.jobs.len());
+        let jobs = &plan.jobs[i..end];
+        let drive = &lab.drives[drive_id];
+        let writes = jobs.iter().any(|j| j.workload.operation.writes());
+        match target::open(&drive.spec, &lab.root, writes)
+            .and_then(|t| resolve_firmware(&drive.spec, t.as_ref()).map(|fw| (t, fw)))
+        {
+            Ok((target, (firmware, firmware_source))) => {
+                let mut checked = Vec::new();
+                for (k, job) in jobs.iter().enumerate() {
+                    match target::check_workload(drive_id, target.info(), &job.workload) {
+                        Ok(span) => checked.push((i + k + 1, job, span)),
+                        Err(e) => problems.push(format!("{}: {e}", job.id)),
+                    }
+                }
+                groups.push(Group {
+                    drive,
+                    target,
+                    firmware,
+                    firmware_source,
+                    jobs: checked,
+                });
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
+        i = end;
+    }
+    if !problems.is_empty() {
+        problems.dedup();
+        return Err(Error::Target(problems.join("\n")));
+    }
+    let summary = Mutex::new(RunSummary::default());
+    let interrupted = AtomicBool::new(false);
+    let run_group = |g: Group| {
+        let mut g = g;
+        for (index, job, span) in std::mem::take(&mut g.jobs) {
+            if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            match run_job(lab, &mut g, index, total, job, span, opts, obs, stop) {
+                Ok(true) => summary.lock().expect("summary lock").completed += 1,
+                Ok(false) => summary.lock().expect("summary lock").skipped += 1,
+                Err(Error::Interrupted) => {
+                    interrupted.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return;
+                }
+                Err(e) => {
+                    obs.job_failed(job, &e);
+                    summary
+                        .lock()
+                        .expect("summary lock")
+                        .failed
+                        .push((job.id.clone(), e.to_string()));
+                }
+            }
+        }
+    };
+    let (sims, reals): (Vec<Group>, Vec<Group>) = groups
+        .into_iter()
+        .partition(|g| matches!(g.drive.spec.target, TargetSpec::Sim(_)));
+    // Real drives alone (no simulation competing for the CPU), then simulations in parallel.
+    reals.into_iter().for_each(run_group);
+    sims.into_par_iter().for_each(run_group);
+    if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    Ok(summary.into_inner().expect("summary lock"))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_job(
+    lab: &Lab,
+    g: &mut Group,
+    index: usize,
+    total: usize,
+    job: &Job,
+    span: u64,
+    opts: &RunOptions,
+    obs: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<bool> {
+    let drive = &g.drive.spec;
+    let dir = store::job_dir(
+        &lab.results_dir(),
+        &job.drive,
+        &g.firmware,
+        &job.suite,
+        &job.test,
+        &job.variant.id,
+        job.repeat,
+    );
+    let hash = plan_hash(job, drive);
+    if opts.resume {
+        if let Ok(bytes) = std::fs::read(dir.join(MANIFEST)) {
+            if serde_json::from_slice::<JobManifest>(&bytes)
+                .is_ok_and(|m| m.plan_hash == hash && dir.join(store::SAMPLES).is_file())
+            {
+                obs.job_skipped(job);
+                return Ok(false);
+            }
+        }
+    }
+    obs.job_started(index, total, job);
+    store::invalidate(&dir)?;
+    let started_at = now_rfc3339();
+    let mut writer = SampleWriter::create(&dir, &job.id)?;
+    let outcome = engine::run(
+        &job.workload,
+        span,
+        job.seed,
+        g.target.as_mut(),
+        &mut writer,
+        &mut |t| obs.job_tick(job, t),
+        stop,
+    )?;
+    let (rows, samples_sha256) = writer.finish()?;
+    let suite = &lab.suites[&job.suite];
+    let info = g.target.info().clone();
+    let manifest = JobManifest {
+        format: MANIFEST_FORMAT,
+        job: job.id.clone(),
+        drive: job.drive.clone(),
+        drive_name: drive.display_name(),
+        firmware: g.firmware.clone(),
+        firmware_source: g.firmware_source.to_string(),
+        suite: job.suite.clone(),
+        suite_title: suite.spec.title.clone(),
+        test: job.test.clone(),
+        title: job.title.clone(),
+        variant: job.variant.id.clone(),
+        variant_label: job.variant.label.clone(),
+        repeat: job.repeat,
+        workload: job.workload.describe(),
+        metric: job.metric.key().to_string(),
+        better: format!("{:?}", job.better).to_lowercase(),
+        seed: job.seed,
+        suite_seed: suite.spec.seed,
+        plan_hash: hash,
+        roundup_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_revision: GIT_REVISION.to_string(),
+        suite_file: FileRef {
+            path: suite.file.display().to_string(),
+            sha256: suite.sha256.clone(),
+        },
+        drive_file: FileRef {
+            path: g.drive.file.display().to_string(),
+            sha256: g.drive.sha256.clone(),
+        },
+        host: store::this_host(),
+        clock: if info.kind == TargetKind::Simulated {
+            "virtual".into()
+        } else {
+            "monotonic".into()
+        },
+        target: info,
+        started_at,
+        finished_at: now_rfc3339(),
+        warmup_ns: job.workload.warmup_ns,
+        outcome,
+        samples_rows: rows,
+        samples_sha256,
+        extra: Default::default(),
+    };
+    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Store {
+        path: dir.join(MANIFEST),
+        message: e.to_string(),
+    })?;
+    store::write_atomic(&dir.join(MANIFEST), &json)?;
+    obs.job_finished(job, &manifest);
+    Ok(true)
+}

@@ -1,0 +1,134 @@
+//! The job manifest: the provenance of one job's samples.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Outcome;
+
+/// The manifest format this roundup writes and reads.
+pub const MANIFEST_FORMAT: u32 = 1;
+
+/// An input file and the hash of its bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRef {
+    /// Path relative to the lab.
+    pub path: String,
+    /// SHA-256 of its content, hex.
+    pub sha256: String,
+}
+
+/// The machine a job ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    /// `uname -sr`.
+    pub kernel: String,
+    /// CPU model name.
+    pub cpu: String,
+    /// Logical CPUs.
+    pub cpus: u32,
+}
+
+/// Everything needed to know where a job's samples came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobManifest {
+    /// Manifest format version.
+    pub format: u32,
+    /// Job id (`drive/suite/test/variant/rN`).
+    pub job: String,
+    /// Drive id.
+    pub drive: String,
+    /// Drive as the site names it.
+    pub drive_name: String,
+    /// Firmware the results are filed under.
+    pub firmware: String,
+    /// Where the firmware came from: `drive file`, `device` or `unknown`.
+    pub firmware_source: String,
+    /// Suite name.
+    pub suite: String,
+    /// Suite title.
+    pub suite_title: String,
+    /// Test id.
+    pub test: String,
+    /// Test title.
+    pub title: String,
+    /// Variant id.
+    pub variant: String,
+    /// Variant label.
+    pub variant_label: String,
+    /// Repeat number, from 1.
+    pub repeat: u32,
+    /// The workload in words (chart subtitle).
+    pub workload: String,
+    /// Headline metric key.
+    pub metric: String,
+    /// `higher` or `lower`.
+    pub better: String,
+    /// Seed of the job's random streams.
+    pub seed: u64,
+    /// The suite's base seed.
+    pub suite_seed: u64,
+    /// SHA-256 of the planned job and the drive file: what `--resume` compares.
+    pub plan_hash: String,
+    /// roundup's version.
+    pub roundup_version: String,
+    /// roundup's git revision at build time.
+    pub git_revision: String,
+    /// The suite file.
+    pub suite_file: FileRef,
+    /// The drive file.
+    pub drive_file: FileRef,
+    /// The machine.
+    pub host: Host,
+    /// The target as it reported itself.
+    pub target: crate::target::TargetInfo,
+    /// `monotonic` (real time) or `virtual` (simulated time).
+    pub clock: String,
+    /// Wall-clock start (RFC 3339, UTC).
+    pub started_at: String,
+    /// Wall-clock end (RFC 3339, UTC).
+    pub finished_at: String,
+    /// Warm-up excluded from the samples (ns of the target clock).
+    pub warmup_ns: u64,
+    /// What the engine measured.
+    pub outcome: Outcome,
+    /// Rows in the samples file.
+    pub samples_rows: u64,
+    /// SHA-256 of the samples file.
+    pub samples_sha256: String,
+    /// Anything else worth keeping (e.g. measured compressibility).
+    #[serde(default)]
+    pub extra: BTreeMap<String, String>,
+}
+
+/// The machine this process runs on.
+pub fn this_host() -> Host {
+    let kernel = {
+        // SAFETY: uname fills a zeroed struct we own.
+        let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+        if unsafe { libc::uname(&mut u) } == 0 {
+            let s = |f: &[libc::c_char]| {
+                // SAFETY: uname NUL-terminates every field.
+                unsafe { std::ffi::CStr::from_ptr(f.as_ptr()) }
+                    .to_string_lossy()
+                    .to_string()
+            };
+            format!("{} {}", s(&u.sysname), s(&u.release))
+        } else {
+            "unknown".into()
+        }
+    };
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get() as u32)
+        .unwrap_or(1);
+    Host { kernel, cpu, cpus }
+}

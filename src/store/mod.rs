@@ -1,0 +1,169 @@
+//! The store: raw samples as Parquet (zstd) and a JSON manifest per job, in a hive-style
+//! layout under `results/`:
+//!
+//! `results/drive=D/firmware=F/suite=S/test=T/variant=V/repeat=N/{samples.parquet,manifest.json}`
+//!
+//! Files are written under a temporary name and renamed when complete; the manifest is
+//! written last, so a job is complete exactly when its manifest exists.
+
+mod manifest;
+mod writer;
+
+pub use manifest::{this_host, FileRef, Host, JobManifest, MANIFEST_FORMAT};
+pub use writer::SampleWriter;
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The name of the samples file in a job folder.
+pub const SAMPLES: &str = "samples.parquet";
+/// The name of the manifest in a job folder.
+pub const MANIFEST: &str = "manifest.json";
+
+/// Makes a firmware revision safe as a path component.
+pub fn firmware_token(fw: &str) -> String {
+    let t: String = fw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if t.is_empty() {
+        "unknown".into()
+    } else {
+        t
+    }
+}
+
+/// The folder of one job's results.
+pub fn job_dir(
+    results: &Path,
+    drive: &str,
+    firmware: &str,
+    suite: &str,
+    test: &str,
+    variant: &str,
+    repeat: u32,
+) -> PathBuf {
+    results
+        .join(format!("drive={drive}"))
+        .join(format!("firmware={}", firmware_token(firmware)))
+        .join(format!("suite={suite}"))
+        .join(format!("test={test}"))
+        .join(format!("variant={variant}"))
+        .join(format!("repeat={repeat}"))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder, synced and renamed,
+/// so that `path` never holds a partial file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let tmp = temp_name(path);
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// The temporary name used while `path` is being written (`.NAME.tmp-PID`).
+pub fn temp_name(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// A job found in the results: its manifest and where its samples are.
+#[derive(Debug, Clone)]
+pub struct StoredJob {
+    /// The job folder.
+    pub dir: PathBuf,
+    /// Its manifest.
+    pub manifest: JobManifest,
+}
+
+impl StoredJob {
+    /// The samples file.
+    pub fn samples(&self) -> PathBuf {
+        self.dir.join(SAMPLES)
+    }
+}
+
+/// Every complete job under `results`, sorted by folder; unreadable manifests and missing
+/// samples are returned as problems (file and reason) instead of stopping the scan.
+pub fn scan(results: &Path) -> (Vec<StoredJob>, Vec<String>) {
+    let mut jobs = Vec::new();
+    let mut problems = Vec::new();
+    let mut stack = vec![results.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut has_manifest = false;
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == MANIFEST) {
+                has_manifest = true;
+            }
+        }
+        if !has_manifest {
+            continue;
+        }
+        let mpath = dir.join(MANIFEST);
+        match fs::read(&mpath)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice::<JobManifest>(&b).map_err(|e| e.to_string()))
+        {
+            Ok(m) if m.format != MANIFEST_FORMAT => problems.push(format!(
+                "{}: manifest format {} (this roundup reads {MANIFEST_FORMAT}); skipped",
+                mpath.display(),
+                m.format
+            )),
+            Ok(manifest) => {
+                if dir.join(SAMPLES).is_file() {
+                    jobs.push(StoredJob { dir, manifest });
+                } else {
+                    problems.push(format!(
+                        "{}: the manifest has no {SAMPLES} beside it; skipped",
+                        mpath.display()
+                    ));
+                }
+            }
+            Err(e) => problems.push(format!(
+                "{}: unreadable manifest ({e}); skipped",
+                mpath.display()
+            )),
+        }
+    }
+    jobs.sort_by(|a, b| a.dir.cmp(&b.dir));
+    problems.sort();
+    (jobs, problems)
+}
+
+/// Removes a job's manifest (marking it incomplete) before its results are replaced.
+pub fn invalidate(dir: &Path) -> Result<()> {
+    let m = dir.join(MANIFEST);
+    match fs::remove_file(&m) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(&m, e)),
+    }
+}

@@ -1,0 +1,199 @@
+//! The background sample writer: the engine pushes samples into column buffers; full
+//! chunks go over a bounded channel to a thread that encodes them into Parquet with polars.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
+
+use polars::prelude::*;
+
+use super::{temp_name, SAMPLES};
+use crate::engine::{Sample, SampleSink};
+use crate::error::{Error, Result};
+use crate::workload::Op;
+
+/// Rows per chunk handed to the writer thread (and per Parquet row group).
+const CHUNK_ROWS: usize = 1 << 18;
+
+#[derive(Default)]
+struct Chunk {
+    seq: Vec<u64>,
+    op: Vec<bool>,
+    offset: Vec<u64>,
+    len: Vec<u32>,
+    submit_ns: Vec<u64>,
+    latency_ns: Vec<u64>,
+    qd: Vec<u32>,
+}
+
+impl Chunk {
+    fn with_capacity(n: usize) -> Chunk {
+        Chunk {
+            seq: Vec::with_capacity(n),
+            op: Vec::with_capacity(n),
+            offset: Vec::with_capacity(n),
+            len: Vec::with_capacity(n),
+            submit_ns: Vec::with_capacity(n),
+            latency_ns: Vec::with_capacity(n),
+            qd: Vec::with_capacity(n),
+        }
+    }
+
+    fn rows(&self) -> usize {
+        self.seq.len()
+    }
+
+    fn into_frame(self, job: &str) -> PolarsResult<DataFrame> {
+        let n = self.rows();
+        let op: Vec<&str> = self
+            .op
+            .iter()
+            .map(|w| if *w { "write" } else { "read" })
+            .collect();
+        DataFrame::new(
+            n,
+            vec![
+                StringChunked::full("job".into(), job, n).into_column(),
+                Column::new("seq".into(), self.seq),
+                Column::new("op".into(), op),
+                Column::new("offset".into(), self.offset),
+                Column::new("len".into(), self.len),
+                Column::new("submit_ns".into(), self.submit_ns),
+                Column::new("latency_ns".into(), self.latency_ns),
+                Column::new("qd".into(), self.qd),
+            ],
+        )
+    }
+}
+
+/// The Parquet schema of the samples: one row per measured I/O.
+pub fn sample_schema() -> Schema {
+    Schema::from_iter([
+        Field::new("job".into(), DataType::String),
+        Field::new("seq".into(), DataType::UInt64),
+        Field::new("op".into(), DataType::String),
+        Field::new("offset".into(), DataType::UInt64),
+        Field::new("len".into(), DataType::UInt32),
+        Field::new("submit_ns".into(), DataType::UInt64),
+        Field::new("latency_ns".into(), DataType::UInt64),
+        Field::new("qd".into(), DataType::UInt32),
+    ])
+}
+
+/// Writes one job's samples to `DIR/samples.parquet` from a background thread.
+pub struct SampleWriter {
+    chunk: Chunk,
+    tx: Option<SyncSender<Chunk>>,
+    handle: Option<JoinHandle<Result<u64>>>,
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl SampleWriter {
+    /// Starts a writer for job `job` in `dir` (created if needed).
+    pub fn create(dir: &Path, job: &str) -> Result<SampleWriter> {
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let path = dir.join(SAMPLES);
+        let tmp = temp_name(&path);
+        let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let (tx, rx) = sync_channel::<Chunk>(4);
+        let job = job.to_string();
+        let tmp_for_thread = tmp.clone();
+        let handle = std::thread::Builder::new()
+            .name("sample-writer".into())
+            .spawn(move || -> Result<u64> {
+                let store_err = |e: PolarsError| Error::Store {
+                    path: tmp_for_thread.clone(),
+                    message: e.to_string(),
+                };
+                let mut writer = ParquetWriter::new(file)
+                    .with_compression(ParquetCompression::Zstd(None))
+                    .batched(&sample_schema())
+                    .map_err(store_err)?;
+                let mut rows = 0u64;
+                for chunk in rx {
+                    rows += chunk.rows() as u64;
+                    let df = chunk.into_frame(&job).map_err(store_err)?;
+                    writer.write_batch(&df).map_err(store_err)?;
+                }
+                writer.finish().map_err(store_err)?;
+                Ok(rows)
+            })
+            .map_err(|e| Error::io(&tmp, e))?;
+        Ok(SampleWriter {
+            chunk: Chunk::with_capacity(CHUNK_ROWS),
+            tx: Some(tx),
+            handle: Some(handle),
+            tmp,
+            path,
+        })
+    }
+
+    fn flush(&mut self) {
+        let chunk = std::mem::replace(&mut self.chunk, Chunk::with_capacity(CHUNK_ROWS));
+        if let Some(tx) = &self.tx {
+            // A send fails only if the thread stopped on an error, which finish() reports.
+            let _ = tx.send(chunk);
+        }
+    }
+
+    fn join(&mut self) -> Result<u64> {
+        self.tx = None;
+        match self.handle.take() {
+            Some(h) => h.join().map_err(|_| Error::Store {
+                path: self.tmp.clone(),
+                message: "the writer thread panicked".into(),
+            })?,
+            None => Ok(0),
+        }
+    }
+
+    /// Writes the remaining samples, syncs the file and renames it into place. Returns the
+    /// row count and the file's SHA-256.
+    pub fn finish(mut self) -> Result<(u64, String)> {
+        if self.chunk.rows() > 0 {
+            self.flush();
+        }
+        let result = (|| {
+            let rows = self.join()?;
+            let bytes = fs::read(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
+            File::open(&self.tmp)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| Error::io(&self.tmp, e))?;
+            fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
+            Ok((rows, crate::lab::sha256_hex(&bytes)))
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+        result
+    }
+}
+
+impl SampleSink for SampleWriter {
+    #[inline]
+    fn push(&mut self, s: Sample) {
+        let c = &mut self.chunk;
+        c.seq.push(s.seq);
+        c.op.push(s.op == Op::Write);
+        c.offset.push(s.offset);
+        c.len.push(s.len);
+        c.submit_ns.push(s.submit_ns);
+        c.latency_ns.push(s.latency_ns);
+        c.qd.push(s.qd);
+        if c.seq.len() >= CHUNK_ROWS {
+            self.flush();
+        }
+    }
+}
+
+impl Drop for SampleWriter {
+    fn drop(&mut self) {
+        // Not finished (an error or Ctrl-C): stop the thread and remove the partial file.
+        if self.handle.is_some() {
+            let _ = self.join();
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}

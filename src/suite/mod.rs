@@ -1,0 +1,812 @@
+//! Suites: named sets of tests as reviews define them (`suites/NAME.yaml`).
+//!
+//! The format is documented in docs/lab-format.md. Deserialization validates every field
+//! as it is read, so that each error keeps the file, line, column and field it concerns.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::config::{
+    describe, scalar, scalar_or_map, Count, Duration, Fraction, Node, QueueDepth, Scalar, Size,
+};
+use crate::units::{size_token, SizeLabel};
+
+/// A suite as written in `suites/NAME.yaml`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    /// Short name; must match the file name.
+    pub name: Ident,
+    /// Title shown on the site.
+    pub title: String,
+    /// Where the method comes from, shown under the title.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Base seed of every random stream of the suite (offsets, sizes, data); default 0.
+    #[serde(default)]
+    pub seed: u64,
+    /// The tests, in the order a review runs (and reads) them.
+    pub tests: Vec<TestSpec>,
+}
+
+/// An identifier used in file names and URLs: lowercase letters, digits, `-`, `_`, `.`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Ident(pub String);
+
+impl Ident {
+    /// Checks `text` against the identifier rules.
+    pub fn parse(text: &str) -> Result<Ident, String> {
+        let ok = !text.is_empty()
+            && text.len() <= 64
+            && text
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c))
+            && text
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric());
+        if ok {
+            Ok(Ident(text.to_string()))
+        } else {
+            Err(format!(
+                "expected an identifier of lowercase letters, digits, '-', '_' and '.' (starting with a letter or digit, at most 64), found {text:?}"
+            ))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Ident {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar(d, "an identifier", |s| match s {
+            Scalar::Str(t) => Ident::parse(t),
+            other => Err(format!(
+                "expected an identifier, found {}",
+                other.describe()
+            )),
+        })
+    }
+}
+
+impl fmt::Display for Ident {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One test of a suite, before its variants are expanded.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestSpec {
+    /// Identifier, unique in the suite.
+    pub id: Ident,
+    /// Title as the review prints it.
+    pub title: String,
+    /// The workload of the base variant.
+    pub workload: Workload,
+    /// Repeats of every variant (bit-tech ran each test three times).
+    pub repeats: u32,
+    /// The headline figure of the test.
+    pub metric: Metric,
+    /// Whether a higher or a lower headline figure is better.
+    pub better: Better,
+    /// Dimensions that multiply the test.
+    pub variants: Variants,
+}
+
+/// What a job does to a target: everything the I/O generator needs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Workload {
+    /// Read, write or a mix.
+    pub operation: Operation,
+    /// Random or sequential offsets.
+    pub pattern: Pattern,
+    /// One block size or a weighted mix.
+    pub block_size: BlockSizes,
+    /// Offsets are multiples of this many bytes.
+    pub align: u64,
+    /// How much of the target the offsets cover.
+    pub span: Span,
+    /// I/Os kept outstanding.
+    pub queue_depth: u32,
+    /// How long the measured part runs.
+    pub length: Length,
+    /// Run time before the measured part, excluded from the results (ns).
+    pub warmup_ns: u64,
+    /// What is written.
+    pub data: DataKind,
+    /// Random share of each block for `compressible` data.
+    pub compressible_fraction: f64,
+}
+
+/// The mix of reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Operation {
+    /// Percentage of reads, 0 to 100 (0 = all writes).
+    pub read_percent: u8,
+}
+
+impl Operation {
+    /// A short word for labels: `read`, `write`, `70/30 read/write`.
+    pub fn label(&self) -> String {
+        match self.read_percent {
+            100 => "read".into(),
+            0 => "write".into(),
+            r => format!("{r}/{} read/write", 100 - r),
+        }
+    }
+    /// Whether any I/O of this workload writes.
+    pub fn writes(&self) -> bool {
+        self.read_percent < 100
+    }
+}
+
+impl<'de> Deserialize<'de> for Operation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const EXPECTED: &str = "read, write, or a mix such as {read: 70, write: 30}";
+        scalar_or_map(d, EXPECTED, |node| match node {
+            Node::Scalar(Scalar::Str("read")) => Ok(Operation { read_percent: 100 }),
+            Node::Scalar(Scalar::Str("write")) => Ok(Operation { read_percent: 0 }),
+            Node::Map(m) => {
+                let mut read = None;
+                let mut write = None;
+                for (k, val) in &m {
+                    let pct = val.as_u64().filter(|p| *p <= 100).ok_or_else(|| {
+                        format!(
+                            "expected a percentage from 0 to 100, found {}",
+                            describe(val)
+                        )
+                    })?;
+                    match k.as_str() {
+                        Some("read") => read = Some(pct),
+                        Some("write") => write = Some(pct),
+                        _ => return Err(format!("expected {EXPECTED}, found key {}", describe(k))),
+                    }
+                }
+                let (r, w) = match (read, write) {
+                    (Some(r), Some(w)) => (r, w),
+                    (Some(r), None) => (r, 100 - r),
+                    (None, Some(w)) => (100 - w, w),
+                    (None, None) => return Err(format!("expected {EXPECTED}")),
+                };
+                if r + w != 100 {
+                    return Err(format!(
+                        "expected read and write percentages adding up to 100, found {r} + {w}"
+                    ));
+                }
+                Ok(Operation {
+                    read_percent: r as u8,
+                })
+            }
+            Node::Scalar(other) => Err(format!("expected {EXPECTED}, found {}", other.describe())),
+        })
+    }
+}
+
+/// Where offsets come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    /// Uniformly random aligned offsets within the span.
+    Random,
+    /// Each I/O starts where the previous one ended, wrapping at the end of the span.
+    Sequential,
+}
+
+/// One block size or a weighted mix, sorted by size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BlockSizes(pub Vec<(u64, u32)>);
+
+impl BlockSizes {
+    /// The smallest size of the mix.
+    pub fn min(&self) -> u64 {
+        self.0.iter().map(|(s, _)| *s).min().unwrap_or(0)
+    }
+    /// The largest size of the mix.
+    pub fn max(&self) -> u64 {
+        self.0.iter().map(|(s, _)| *s).max().unwrap_or(0)
+    }
+    /// Label such as `4 KiB` or `4 KiB 30%, 16 KiB 11%`.
+    pub fn label(&self) -> String {
+        if self.0.len() == 1 {
+            return SizeLabel(self.0[0].0).to_string();
+        }
+        let total: u32 = self.0.iter().map(|(_, w)| w).sum();
+        self.0
+            .iter()
+            .map(|(s, w)| {
+                format!(
+                    "{} {}%",
+                    SizeLabel(*s),
+                    (*w as f64 * 100.0 / total as f64).round()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn block_size(text: &str) -> Result<u64, String> {
+    match crate::units::parse_size(text)? {
+        0 => Err("expected a block size above zero, found 0".into()),
+        b if b > u32::MAX as u64 => {
+            Err(format!("expected a block size below 4 GiB, found {text:?}"))
+        }
+        b => Ok(b),
+    }
+}
+
+impl<'de> Deserialize<'de> for BlockSizes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar_or_map(
+            d,
+            "a block size such as 4KiB, or a weighted mix such as {4KiB: 30, 16KiB: 11}",
+            |node| {
+                let mut sizes = match node {
+                    Node::Map(m) => {
+                        if m.is_empty() {
+                            return Err("expected at least one block size in the mix".into());
+                        }
+                        let mut out = Vec::new();
+                        for (k, w) in &m {
+                            let text = match k {
+                                serde_yaml::Value::String(s) => s.clone(),
+                                serde_yaml::Value::Number(n) => n.to_string(),
+                                other => {
+                                    return Err(format!(
+                                        "expected a block size such as 4KiB, found {}",
+                                        describe(other)
+                                    ))
+                                }
+                            };
+                            let weight = w
+                                .as_u64()
+                                .filter(|w| (1..=1_000_000).contains(w))
+                                .ok_or_else(|| {
+                                    format!(
+                                        "expected a weight from 1 to 1000000 for {text}, found {}",
+                                        describe(w)
+                                    )
+                                })?;
+                            out.push((block_size(&text)?, weight as u32));
+                        }
+                        out
+                    }
+                    Node::Scalar(s) => match s.text() {
+                        Some(t) => vec![(block_size(&t)?, 1)],
+                        None => {
+                            return Err(format!(
+                                "expected a block size such as 4KiB, found {}",
+                                s.describe()
+                            ))
+                        }
+                    },
+                };
+                sizes.sort();
+                if sizes.windows(2).any(|w| w[0].0 == w[1].0) {
+                    return Err("expected each block size once in the mix".into());
+                }
+                Ok(BlockSizes(sizes))
+            },
+        )
+    }
+}
+
+/// How much of the target the offsets cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Span {
+    /// The first this-many bytes.
+    Bytes(u64),
+    /// The whole target.
+    Full,
+}
+
+impl Span {
+    /// The span in bytes on a target of `capacity` bytes.
+    pub fn resolve(&self, capacity: u64) -> u64 {
+        match self {
+            Span::Bytes(b) => *b,
+            Span::Full => capacity,
+        }
+    }
+    /// Label such as `8 GiB span` or `whole drive`.
+    pub fn label(&self) -> String {
+        match self {
+            Span::Bytes(b) => format!("{} span", SizeLabel(*b)),
+            Span::Full => "whole drive".into(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Span {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar(d, "a size such as 8GiB, or `full`", |s| match s {
+            Scalar::Str("full") => Ok(Span::Full),
+            other => match other.text().map(|t| crate::units::parse_size(&t)) {
+                Some(Ok(0)) => Err("expected a span above zero or `full`, found 0".into()),
+                Some(Ok(b)) => Ok(Span::Bytes(b)),
+                Some(Err(e)) => Err(format!("{e} (or `full`)")),
+                None => Err(format!(
+                    "expected a size such as 8GiB or `full`, found {}",
+                    other.describe()
+                )),
+            },
+        })
+    }
+}
+
+/// How long the measured part of a job runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Length {
+    /// For this many nanoseconds (of the target's clock: real or simulated).
+    Duration(u64),
+    /// For this many I/Os.
+    Count(u64),
+}
+
+impl Length {
+    /// Label such as `3 min` or `100000 I/Os`.
+    pub fn label(&self) -> String {
+        match self {
+            Length::Duration(ns) => crate::units::DurationLabel(*ns).to_string(),
+            Length::Count(n) => format!("{n} I/Os"),
+        }
+    }
+}
+
+/// The data that writes carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DataKind {
+    /// Fresh random bytes for every write.
+    Incompressible,
+    /// A fraction of each block random, the rest a fixed repeating pattern.
+    Compressible,
+    /// All zeros.
+    Zeros,
+}
+
+impl DataKind {
+    /// The word used in YAML, ids and labels.
+    pub fn word(&self) -> &'static str {
+        match self {
+            DataKind::Incompressible => "incompressible",
+            DataKind::Compressible => "compressible",
+            DataKind::Zeros => "zeros",
+        }
+    }
+}
+
+/// The headline figure of a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// I/O operations per second.
+    Iops,
+    /// Decimal megabytes per second.
+    MbPerS,
+    /// Mean latency in microseconds.
+    LatMeanUs,
+    /// 99th-percentile latency in microseconds.
+    LatP99Us,
+    /// Maximum latency in microseconds.
+    LatMaxUs,
+}
+
+impl Metric {
+    /// The key of this figure in summaries (`iops`, `mb_per_s`, ...).
+    pub fn key(&self) -> &'static str {
+        match self {
+            Metric::Iops => "iops",
+            Metric::MbPerS => "mb_per_s",
+            Metric::LatMeanUs => "lat_mean_us",
+            Metric::LatP99Us => "lat_p99_us",
+            Metric::LatMaxUs => "lat_max_us",
+        }
+    }
+    /// The unit as charts print it.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Metric::Iops => "IOPS",
+            Metric::MbPerS => "MB/s",
+            Metric::LatMeanUs | Metric::LatP99Us | Metric::LatMaxUs => "µs",
+        }
+    }
+    /// What the axis says: `MB/s`, `IOPS`, `mean latency (µs)`.
+    pub fn caption(&self) -> &'static str {
+        match self {
+            Metric::Iops => "IOPS",
+            Metric::MbPerS => "MB/s",
+            Metric::LatMeanUs => "mean latency, µs",
+            Metric::LatP99Us => "99th percentile latency, µs",
+            Metric::LatMaxUs => "maximum latency, µs",
+        }
+    }
+    /// Which way is better when the suite does not say.
+    pub fn default_better(&self) -> Better {
+        match self {
+            Metric::Iops | Metric::MbPerS => Better::Higher,
+            _ => Better::Lower,
+        }
+    }
+}
+
+/// Whether a higher or a lower figure is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    /// Higher is better (throughput).
+    Higher,
+    /// Lower is better (latency).
+    Lower,
+}
+
+impl Better {
+    /// `higher is better` / `lower is better`.
+    pub fn phrase(&self) -> &'static str {
+        match self {
+            Better::Higher => "higher is better",
+            Better::Lower => "lower is better",
+        }
+    }
+}
+
+/// The dimensions that multiply a test; each combination is a variant, stored and charted
+/// on its own. Dimensions combine in this order: data, align, queue_depth, block_size.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variants {
+    /// Data patterns.
+    #[serde(default)]
+    pub data: Vec<DataKind>,
+    /// Alignments.
+    #[serde(default)]
+    pub align: Vec<Size>,
+    /// Queue depths.
+    #[serde(default)]
+    pub queue_depth: Vec<QueueDepth>,
+    /// Single block sizes.
+    #[serde(default)]
+    pub block_size: Vec<Size>,
+}
+
+/// One combination of variant values, with its id and label.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Variant {
+    /// Path-safe id: `base`, or `data-compressible_align-512b`.
+    pub id: String,
+    /// Label for people: `compressible, 512 B aligned`.
+    pub label: String,
+    /// `dimension=value` pairs in combination order.
+    pub settings: Vec<(String, String)>,
+}
+
+impl TestSpec {
+    /// Expands the variants into (variant, workload) pairs in a stable order.
+    pub fn expand(&self) -> Vec<(Variant, Workload)> {
+        let mut out = vec![(
+            Vec::<(String, String, String)>::new(),
+            self.workload.clone(),
+        )];
+        let v = &self.variants;
+        let mut dim = |name: &str, values: Vec<(String, String, Box<dyn Fn(&mut Workload)>)>| {
+            if values.is_empty() {
+                return;
+            }
+            let mut next = Vec::new();
+            for (tags, w) in &out {
+                for (token, label, apply) in &values {
+                    let mut w = w.clone();
+                    apply(&mut w);
+                    let mut tags = tags.clone();
+                    tags.push((name.to_string(), token.clone(), label.clone()));
+                    next.push((tags, w));
+                }
+            }
+            out = next;
+        };
+        dim(
+            "data",
+            v.data
+                .iter()
+                .map(|d| {
+                    let d = *d;
+                    (
+                        d.word().to_string(),
+                        d.word().to_string(),
+                        Box::new(move |w: &mut Workload| w.data = d) as Box<dyn Fn(&mut Workload)>,
+                    )
+                })
+                .collect(),
+        );
+        dim(
+            "align",
+            v.align
+                .iter()
+                .map(|a| {
+                    let a = a.0;
+                    (
+                        size_token(a),
+                        format!("{} aligned", SizeLabel(a)),
+                        Box::new(move |w: &mut Workload| w.align = a) as Box<dyn Fn(&mut Workload)>,
+                    )
+                })
+                .collect(),
+        );
+        dim(
+            "qd",
+            v.queue_depth
+                .iter()
+                .map(|q| {
+                    let q = q.0;
+                    (
+                        q.to_string(),
+                        format!("QD{q}"),
+                        Box::new(move |w: &mut Workload| w.queue_depth = q)
+                            as Box<dyn Fn(&mut Workload)>,
+                    )
+                })
+                .collect(),
+        );
+        dim(
+            "bs",
+            v.block_size
+                .iter()
+                .map(|b| {
+                    let b = b.0;
+                    (
+                        size_token(b),
+                        SizeLabel(b).to_string(),
+                        Box::new(move |w: &mut Workload| w.block_size = BlockSizes(vec![(b, 1)]))
+                            as Box<dyn Fn(&mut Workload)>,
+                    )
+                })
+                .collect(),
+        );
+        out.into_iter()
+            .map(|(tags, w)| {
+                let variant = if tags.is_empty() {
+                    Variant {
+                        id: "base".into(),
+                        label: String::new(),
+                        settings: vec![],
+                    }
+                } else {
+                    Variant {
+                        id: tags
+                            .iter()
+                            .map(|(n, t, _)| format!("{n}-{t}"))
+                            .collect::<Vec<_>>()
+                            .join("_"),
+                        label: tags
+                            .iter()
+                            .map(|(_, _, l)| l.clone())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        settings: tags
+                            .iter()
+                            .map(|(n, t, _)| (n.clone(), t.clone()))
+                            .collect(),
+                    }
+                };
+                (variant, w)
+            })
+            .collect()
+    }
+}
+
+impl Workload {
+    /// The workload as a chart subtitle: `4 KiB random write, QD3, 8 GiB span, 3 min`.
+    pub fn describe(&self) -> String {
+        let pattern = match self.pattern {
+            Pattern::Random => "random",
+            Pattern::Sequential => "sequential",
+        };
+        let mut s = format!(
+            "{} {} {}, QD{}, {}, {}",
+            self.block_size.label(),
+            pattern,
+            self.operation.label(),
+            self.queue_depth,
+            self.span.label(),
+            self.length.label()
+        );
+        if self.operation.writes() {
+            s.push_str(&format!(", {} data", self.data.word()));
+        }
+        s
+    }
+}
+
+/// The test as written; validated into [`TestSpec`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTest {
+    id: Ident,
+    title: String,
+    operation: Operation,
+    pattern: Pattern,
+    block_size: BlockSizes,
+    #[serde(default)]
+    align: Option<Size>,
+    span: Span,
+    queue_depth: QueueDepth,
+    #[serde(default)]
+    duration: Option<Duration>,
+    #[serde(default)]
+    count: Option<Count>,
+    #[serde(default)]
+    warmup: Option<Duration>,
+    #[serde(default)]
+    repeats: Option<Count>,
+    metric: Metric,
+    #[serde(default)]
+    better: Option<Better>,
+    #[serde(default)]
+    data: Option<DataKind>,
+    #[serde(default)]
+    compressible_fraction: Option<Fraction>,
+    #[serde(default)]
+    variants: Variants,
+}
+
+impl<'de> Deserialize<'de> for TestSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawTest::deserialize(d)?;
+        let length = match (raw.duration, raw.count) {
+            (Some(dur), None) if dur.0 > 0 => Length::Duration(dur.0),
+            (Some(_), None) => {
+                return Err(D::Error::custom("duration: expected a duration above zero"))
+            }
+            (None, Some(c)) => Length::Count(c.0),
+            (Some(_), Some(_)) => {
+                return Err(D::Error::custom(
+                    "expected either `duration` or `count`, found both",
+                ))
+            }
+            (None, None) => {
+                return Err(D::Error::custom(
+                    "expected a length: `duration` (e.g. 3m) or `count` (a number of I/Os)",
+                ))
+            }
+        };
+        if raw.repeats.is_some_and(|r| r.0 > 10_000) {
+            return Err(D::Error::custom(
+                "repeats: expected a whole number from 1 to 10000",
+            ));
+        }
+        let align = raw
+            .align
+            .map(|a| a.0)
+            .unwrap_or_else(|| raw.block_size.min());
+        for a in std::iter::once(align).chain(raw.variants.align.iter().map(|a| a.0)) {
+            if a % 512 != 0 {
+                return Err(D::Error::custom(format!(
+                    "align: expected a multiple of 512 bytes (O_DIRECT needs sector alignment), found {a}"
+                )));
+            }
+        }
+        let dims = [
+            ("data", raw.variants.data.len()),
+            ("align", raw.variants.align.len()),
+            ("queue_depth", raw.variants.queue_depth.len()),
+            ("block_size", raw.variants.block_size.len()),
+        ];
+        for (name, n) in dims {
+            let unique = match name {
+                "data" => raw.variants.data.iter().collect::<BTreeSet<_>>().len(),
+                "align" => raw
+                    .variants
+                    .align
+                    .iter()
+                    .map(|a| a.0)
+                    .collect::<BTreeSet<_>>()
+                    .len(),
+                "queue_depth" => raw
+                    .variants
+                    .queue_depth
+                    .iter()
+                    .collect::<BTreeSet<_>>()
+                    .len(),
+                _ => raw
+                    .variants
+                    .block_size
+                    .iter()
+                    .map(|b| b.0)
+                    .collect::<BTreeSet<_>>()
+                    .len(),
+            };
+            if unique != n {
+                return Err(D::Error::custom(format!(
+                    "variants.{name}: expected each value once"
+                )));
+            }
+        }
+        Ok(TestSpec {
+            id: raw.id,
+            title: raw.title,
+            workload: Workload {
+                operation: raw.operation,
+                pattern: raw.pattern,
+                block_size: raw.block_size,
+                align,
+                span: raw.span,
+                queue_depth: raw.queue_depth.0,
+                length,
+                warmup_ns: raw.warmup.map(|w| w.0).unwrap_or(0),
+                data: raw.data.unwrap_or(DataKind::Incompressible),
+                compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
+            },
+            repeats: raw.repeats.map(|r| r.0 as u32).unwrap_or(1),
+            better: raw.better.unwrap_or(raw.metric.default_better()),
+            metric: raw.metric,
+            variants: raw.variants,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::from_yaml;
+    use std::path::Path;
+
+    const SUITE: &str = "name: t\ntitle: T\ntests:\n  - id: rw\n    title: RW\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 3m\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n      align: [512B, 4KiB]\n";
+
+    #[test]
+    fn variants_multiply_in_a_stable_order() {
+        let s: Suite = from_yaml(Path::new("t.yaml"), SUITE).unwrap();
+        let v = s.tests[0].expand();
+        let ids: Vec<_> = v.iter().map(|(v, _)| v.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "data-compressible_align-512b",
+                "data-compressible_align-4k",
+                "data-incompressible_align-512b",
+                "data-incompressible_align-4k"
+            ]
+        );
+        assert_eq!(v[0].1.align, 512);
+        assert_eq!(v[0].1.data, DataKind::Compressible);
+        assert_eq!(v[3].1.align, 4096);
+        assert_eq!(v[0].0.label, "compressible, 512 B aligned");
+        assert_eq!(s.tests[0].better, Better::Higher);
+    }
+
+    #[test]
+    fn operation_mix_and_block_mix() {
+        let text = SUITE
+            .replace("operation: write", "operation: {read: 70, write: 30}")
+            .replace("block_size: 4KiB", "block_size: {16KiB: 11, 4KiB: 30}");
+        let s: Suite = from_yaml(Path::new("t.yaml"), &text).unwrap();
+        assert_eq!(s.tests[0].workload.operation.read_percent, 70);
+        assert_eq!(
+            s.tests[0].workload.block_size.0,
+            vec![(4096, 30), (16384, 11)]
+        );
+        assert_eq!(s.tests[0].workload.align, 4096);
+    }
+
+    #[test]
+    fn bad_values_name_the_field() {
+        let text = SUITE.replace("queue_depth: 3", "queue_depth: 0");
+        let e = from_yaml::<Suite>(Path::new("t.yaml"), &text).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.yaml:10:18: tests[0].queue_depth: expected a whole number from 1 to 65535, found 0"
+        );
+        let text = SUITE.replace("pattern: random", "pattern: randm");
+        let e = from_yaml::<Suite>(Path::new("t.yaml"), &text).unwrap_err();
+        assert_eq!(e.field, "tests[0].pattern");
+        assert_eq!(
+            e.message,
+            "unknown variant `randm`, expected `random` or `sequential`"
+        );
+        let text = SUITE.replace("duration: 3m", "count: 100\n    duration: 3m");
+        let e = from_yaml::<Suite>(Path::new("t.yaml"), &text).unwrap_err();
+        assert!(e.message.contains("either `duration` or `count`"), "{e}");
+        assert!(e.line >= 4, "{e}");
+    }
+}

@@ -1,0 +1,76 @@
+//! I/O buffers aligned for O_DIRECT.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+
+/// A heap buffer aligned to 4 KiB (enough for any logical block size), owned by one slot.
+#[derive(Debug)]
+pub struct AlignedBuf {
+    ptr: *mut u8,
+    layout: Layout,
+}
+
+// SAFETY: the buffer is uniquely owned heap memory; moving it between threads is sound.
+unsafe impl Send for AlignedBuf {}
+
+/// The alignment of every buffer.
+pub const BUF_ALIGN: usize = 4096;
+
+impl AlignedBuf {
+    /// A zeroed buffer of `len` bytes (rounded up to the alignment).
+    pub fn new(len: usize) -> AlignedBuf {
+        let size = len.max(1).div_ceil(BUF_ALIGN) * BUF_ALIGN;
+        let layout = Layout::from_size_align(size, BUF_ALIGN).expect("valid layout");
+        // SAFETY: layout has a non-zero size.
+        let ptr = unsafe { alloc_zeroed(layout) };
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        AlignedBuf { ptr, layout }
+    }
+
+    /// The whole buffer.
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: ptr is valid for layout.size() bytes for the life of self.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.layout.size()) }
+    }
+
+    /// The whole buffer, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and &mut self guarantees exclusive access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
+    }
+
+    /// Raw pointer for system calls.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr
+    }
+
+    /// Capacity in bytes.
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    /// Never true: buffers hold at least one alignment unit.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout in new().
+        unsafe { dealloc(self.ptr, self.layout) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_and_sized() {
+        let b = AlignedBuf::new(5000);
+        assert_eq!(b.len(), 8192);
+        assert_eq!(b.as_slice().as_ptr() as usize % BUF_ALIGN, 0);
+    }
+}

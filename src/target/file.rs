@@ -1,0 +1,292 @@
+//! Files and block devices with O_DIRECT, served by a pool of threads doing pread/pwrite
+//! (the `psync` engine): one thread per queue slot, so exactly the queue depth is in flight.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetInfo, TargetKind};
+use crate::drive::PathTarget;
+use crate::error::{Error, Result};
+use crate::suite::DataKind;
+use crate::workload::{DataFiller, IoRequest, Op};
+
+/// The sidecar that marks a file as created by roundup (so it may be written and removed).
+pub fn marker_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".roundup");
+    PathBuf::from(s)
+}
+
+/// A file or block device opened for direct I/O.
+pub struct FileTarget {
+    file: Arc<File>,
+    info: TargetInfo,
+}
+
+fn direct_error(path: &Path, e: std::io::Error) -> Error {
+    if e.raw_os_error() == Some(libc::EINVAL) {
+        Error::Target(format!(
+            "{}: the filesystem refuses O_DIRECT (direct I/O); put the target on a filesystem that supports it, such as ext4 or xfs",
+            path.display()
+        ))
+    } else if e.kind() == ErrorKind::PermissionDenied {
+        Error::Target(format!(
+            "{}: not writable by this user: {e}",
+            path.display()
+        ))
+    } else {
+        Error::io(path, e)
+    }
+}
+
+fn open_direct(path: &Path, write: bool, create: bool) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(write)
+        .create_new(create)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .map_err(|e| direct_error(path, e))
+}
+
+impl FileTarget {
+    /// Opens (or creates and fills) the target of drive `drive`.
+    pub fn open(drive: &str, path: &Path, spec: &PathTarget, writes: bool) -> Result<FileTarget> {
+        let meta = match fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                let Some(size) = spec.size else {
+                    return Err(Error::Target(format!(
+                        "drive {drive}: {} does not exist; give `size:` in drives/{drive}.yaml to let roundup create it",
+                        path.display()
+                    )));
+                };
+                create_filled(path, size)?;
+                fs::metadata(path).map_err(|e| Error::io(path, e))?
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let ft = meta.file_type();
+        let (major, minor) = device::dev_numbers(&meta);
+        let mut identity = device::identity(major, minor);
+        if ft.is_block_device() {
+            let file = open_direct(path, writes, false)?;
+            let (capacity, logical, physical) =
+                device::geometry(&file).map_err(|e| Error::io(path, e))?;
+            if writes {
+                // Buffered reads for the signature check: open a second handle.
+                let mut plain = File::open(path).map_err(|e| Error::io(path, e))?;
+                device::guard_writes(path, &mut plain, &meta, spec.destroy_data.as_deref())?;
+            }
+            Ok(FileTarget {
+                file: Arc::new(file),
+                info: TargetInfo {
+                    kind: TargetKind::BlockDevice,
+                    path: Some(path.display().to_string()),
+                    capacity,
+                    logical_block: logical,
+                    physical_block: physical,
+                    engine: "psync".into(),
+                    identity,
+                },
+            })
+        } else if ft.is_file() {
+            if writes && !marker_path(path).exists() && !spec.overwrite {
+                return Err(Error::Target(format!(
+                    "drive {drive}: refusing to write to {}: roundup did not create it; set `overwrite: true` in drives/{drive}.yaml to allow it",
+                    path.display()
+                )));
+            }
+            if let Some(size) = spec.size {
+                if size != meta.len() && marker_path(path).exists() {
+                    return Err(Error::Target(format!(
+                        "drive {drive}: {} is {} bytes but the drive file says size {size}; remove it (and its .roundup marker) to recreate it",
+                        path.display(),
+                        meta.len()
+                    )));
+                }
+            }
+            let file = open_direct(path, writes, false)?;
+            // The device behind the file decides the direct-I/O granularity.
+            let logical = identity
+                .get("logical_block_size")
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(512u32);
+            let physical = identity
+                .get("physical_block_size")
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(logical);
+            identity = identity
+                .into_iter()
+                .map(|(k, v)| (format!("backing_{k}"), v))
+                .collect();
+            Ok(FileTarget {
+                file: Arc::new(file),
+                info: TargetInfo {
+                    kind: TargetKind::File,
+                    path: Some(path.display().to_string()),
+                    capacity: meta.len() / logical as u64 * logical as u64,
+                    logical_block: logical,
+                    physical_block: physical,
+                    engine: "psync".into(),
+                    identity,
+                },
+            })
+        } else {
+            Err(Error::Target(format!(
+                "drive {drive}: {} is neither a regular file nor a block device",
+                path.display()
+            )))
+        }
+    }
+}
+
+/// Creates `path` with `size` bytes of incompressible data (so reads hit real blocks, not
+/// holes), written with O_DIRECT, then marks it as roundup's.
+fn create_filled(path: &Path, size: u64) -> Result<()> {
+    const CHUNK: usize = 1 << 20;
+    if size % 4096 != 0 {
+        return Err(Error::Target(format!(
+            "{}: size must be a multiple of 4 KiB, found {size}",
+            path.display()
+        )));
+    }
+    let file = open_direct(path, true, true)?;
+    let marker = marker_path(path);
+    fs::write(
+        &marker,
+        "created by roundup; this file may be overwritten and removed by roundup\n",
+    )
+    .map_err(|e| Error::io(&marker, e))?;
+    let mut buf = AlignedBuf::new(CHUNK);
+    let mut filler = DataFiller::new(DataKind::Incompressible, 1.0, 0);
+    let mut off = 0u64;
+    let result = (|| {
+        while off < size {
+            let n = ((size - off) as usize).min(CHUNK);
+            filler.fill(&mut buf.as_mut_slice()[..n]);
+            file.write_all_at(&buf.as_slice()[..n], off)
+                .map_err(|e| direct_error(path, e))?;
+            off += n as u64;
+        }
+        file.sync_all().map_err(|e| Error::io(path, e))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(path);
+        let _ = fs::remove_file(&marker);
+    }
+    result
+}
+
+impl Target for FileTarget {
+    fn info(&self) -> &TargetInfo {
+        &self.info
+    }
+
+    fn queue(&mut self, depth: u32, _writes: bool) -> Result<Box<dyn IoQueue + '_>> {
+        Ok(Box::new(PsyncQueue::new(
+            self.file.clone(),
+            depth,
+            self.info.path.clone().unwrap_or_default(),
+        )))
+    }
+}
+
+type Work = (u32, IoRequest, AlignedBuf);
+
+/// One worker thread per slot, each doing blocking pread/pwrite.
+struct PsyncQueue {
+    origin: Instant,
+    senders: Vec<Sender<Work>>,
+    done: Receiver<Completion>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl PsyncQueue {
+    fn new(file: Arc<File>, depth: u32, name: String) -> PsyncQueue {
+        let origin = Instant::now();
+        let (done_tx, done) = channel::<Completion>();
+        let mut senders = Vec::new();
+        let mut workers = Vec::new();
+        for _ in 0..depth {
+            let (tx, rx) = channel::<Work>();
+            let file = file.clone();
+            let done_tx = done_tx.clone();
+            let name = name.clone();
+            workers.push(std::thread::spawn(move || {
+                while let Ok((slot, req, mut buf)) = rx.recv() {
+                    let len = req.len as usize;
+                    let res = match req.op {
+                        Op::Read => file.read_exact_at(&mut buf.as_mut_slice()[..len], req.offset),
+                        Op::Write => file.write_all_at(&buf.as_slice()[..len], req.offset),
+                    };
+                    let done_ns = origin.elapsed().as_nanos() as u64;
+                    let error = res.err().map(|e| {
+                        format!(
+                            "{name}: {} of {len} bytes at offset {}: {e}",
+                            req.op.word(),
+                            req.offset
+                        )
+                    });
+                    if done_tx
+                        .send(Completion {
+                            slot,
+                            buf,
+                            done_ns,
+                            error,
+                        })
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }));
+            senders.push(tx);
+        }
+        PsyncQueue {
+            origin,
+            senders,
+            done,
+            workers,
+        }
+    }
+}
+
+impl IoQueue for PsyncQueue {
+    fn now(&self) -> u64 {
+        self.origin.elapsed().as_nanos() as u64
+    }
+
+    fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {
+        self.senders[slot as usize]
+            .send((slot, req, buf))
+            .map_err(|_| Error::Target("an I/O worker thread stopped".into()))
+    }
+
+    fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
+        let first = self
+            .done
+            .recv()
+            .map_err(|_| Error::Target("the I/O worker threads stopped".into()))?;
+        out.push(first);
+        while let Ok(c) = self.done.try_recv() {
+            out.push(c);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for PsyncQueue {
+    fn drop(&mut self) {
+        self.senders.clear();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Targets: what the engine drives. One [`Target`] trait for real drives (files and block
+//! devices) and simulated ones; each opens an [`IoQueue`] per job, whose clock is real
+//! (monotonic) or virtual.
+
+mod buffer;
+pub mod device;
+mod file;
+pub mod sim;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use buffer::AlignedBuf;
+pub use file::FileTarget;
+pub use sim::SimpleSim;
+
+use crate::drive::{DriveSpec, TargetSpec};
+use crate::error::{Error, Result};
+use crate::suite::Workload;
+use crate::units::SizeLabel;
+use crate::workload::IoRequest;
+
+/// What kind of thing a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// A regular file on a filesystem.
+    File,
+    /// A block device.
+    BlockDevice,
+    /// A simulated drive (virtual time).
+    Simulated,
+}
+
+/// What a target reports about itself; recorded in every job manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// File, block device or simulated.
+    pub kind: TargetKind,
+    /// The path, for real targets.
+    pub path: Option<String>,
+    /// Usable bytes.
+    pub capacity: u64,
+    /// Smallest unit of direct I/O (offsets and sizes must be multiples).
+    pub logical_block: u32,
+    /// Physical block size, where known.
+    pub physical_block: u32,
+    /// The I/O engine or model serving the target (`psync`, `sim-simple`).
+    pub engine: String,
+    /// Identity read from the device (model, serial, firmware, rotational, scheduler...).
+    pub identity: BTreeMap<String, String>,
+}
+
+/// A finished I/O.
+#[derive(Debug)]
+pub struct Completion {
+    /// The slot it was submitted on.
+    pub slot: u32,
+    /// The buffer, handed back.
+    pub buf: AlignedBuf,
+    /// Completion time on the queue's clock (ns).
+    pub done_ns: u64,
+    /// Failure, if any, as the operating system or model reported it.
+    pub error: Option<String>,
+}
+
+/// A queue of in-flight I/Os for one job. The engine owns the loop; the queue only submits
+/// and reaps.
+pub trait IoQueue {
+    /// Nanoseconds on this queue's clock since it opened.
+    fn now(&self) -> u64;
+    /// Starts `req` on `slot` with `buf` (its first `req.len` bytes are the data of a write);
+    /// the buffer comes back with the completion.
+    fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()>;
+    /// Waits until at least one submitted I/O has completed and appends every completed one.
+    fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()>;
+}
+
+/// A drive roundup can run jobs on.
+pub trait Target: Send {
+    /// What the target reports about itself.
+    fn info(&self) -> &TargetInfo;
+    /// Whether the target looks at write data (a compressing controller or a real device
+    /// does; a model that ignores data lets the engine skip generating it).
+    fn needs_data(&self) -> bool {
+        true
+    }
+    /// Opens a queue with `depth` slots for a job; `writes` says whether it will write.
+    fn queue(&mut self, depth: u32, writes: bool) -> Result<Box<dyn IoQueue + '_>>;
+}
+
+/// Opens the target of a drive. `writes` says whether the planned jobs write, so that the
+/// safety checks run before anything is touched.
+pub fn open(spec: &DriveSpec, lab_root: &Path, writes: bool) -> Result<Box<dyn Target>> {
+    match &spec.target {
+        TargetSpec::Sim(sim) => Ok(Box::new(SimpleSim::new(spec, sim)?)),
+        TargetSpec::Path(p) => {
+            let path = if p.path.is_absolute() {
+                p.path.clone()
+            } else {
+                lab_root.join(&p.path)
+            };
+            Ok(Box::new(FileTarget::open(&spec.id.0, &path, p, writes)?))
+        }
+    }
+}
+
+/// Checks a workload against a target and returns the span in bytes.
+pub fn check_workload(drive: &str, info: &TargetInfo, w: &Workload) -> Result<u64> {
+    let span = w.span.resolve(info.capacity);
+    let lb = info.logical_block as u64;
+    let fail = |m: String| Err(Error::Target(format!("drive {drive}: {m}")));
+    if span > info.capacity {
+        return fail(format!(
+            "span {} is larger than the target ({} usable)",
+            SizeLabel(span),
+            SizeLabel(info.capacity)
+        ));
+    }
+    if span < w.block_size.max() {
+        return fail(format!(
+            "span {} is smaller than the block size {}",
+            SizeLabel(span),
+            SizeLabel(w.block_size.max())
+        ));
+    }
+    for (size, _) in &w.block_size.0 {
+        if size % lb != 0 {
+            return fail(format!(
+                "block size {} is not a multiple of the target's logical block size ({} B)",
+                SizeLabel(*size),
+                lb
+            ));
+        }
+    }
+    if w.align % lb != 0 {
+        return fail(format!(
+            "alignment {} is not a multiple of the target's logical block size ({} B)",
+            SizeLabel(w.align),
+            lb
+        ));
+    }
+    Ok(span)
+}

@@ -1,0 +1,237 @@
+//! The simple simulated drive: parallel units with per-operation service times behind a
+//! shared host link, modelled I/O by I/O in virtual time.
+//!
+//! Each request crosses the link (command overhead, plus the data for a write), is split
+//! into stripe-sized chunks that each occupy one unit (fixed latency, transfer at the unit's
+//! rate, and a reposition cost when the unit's access does not continue its previous one),
+//! and, for a read, returns its data over the link. Every resource is FCFS with its own
+//! busy-until time, so queueing, parallelism and link saturation emerge from the requests;
+//! nothing is looked up from expected results. The state (busy times, positions, clock)
+//! persists across the jobs of a run.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use super::{AlignedBuf, Completion, IoQueue, Target, TargetInfo, TargetKind};
+use crate::drive::{DriveSpec, SimSpec};
+use crate::error::{Error, Result};
+use crate::suite::Workload;
+use crate::workload::{IoRequest, Op};
+
+/// A simulated drive of the `simple` model.
+pub struct SimpleSim {
+    info: TargetInfo,
+    p: Params,
+    /// Absolute virtual time of the last event (ns).
+    clock: u64,
+    unit_busy: Vec<u64>,
+    unit_next: Vec<u64>,
+    link_busy: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Params {
+    units: u64,
+    stripe: u64,
+    read_lat: u64,
+    write_lat: u64,
+    read_ns_per_byte: f64,
+    write_ns_per_byte: f64,
+    reposition: u64,
+    link_ns_per_byte: f64,
+    command: u64,
+}
+
+impl Params {
+    fn of(s: &SimSpec) -> Params {
+        Params {
+            units: s.units as u64,
+            stripe: s.stripe.0,
+            read_lat: s.read_latency.0,
+            write_lat: s.write_latency.0,
+            read_ns_per_byte: 1e9 / s.read_rate.0,
+            write_ns_per_byte: 1e9 / s.write_rate.0,
+            reposition: s.reposition.map(|d| d.0).unwrap_or(0),
+            link_ns_per_byte: 1e9 / s.link_rate.0,
+            command: s.command_overhead.map(|d| d.0).unwrap_or(0),
+        }
+    }
+}
+
+impl SimpleSim {
+    /// A fresh (idle, time zero) simulated drive.
+    pub fn new(drive: &DriveSpec, s: &SimSpec) -> Result<SimpleSim> {
+        let logical = s.logical_block.map(|b| b.0).unwrap_or(512);
+        if !logical.is_power_of_two() || !(512..=65536).contains(&logical) {
+            return Err(Error::Target(format!(
+                "drive {}: sim.logical_block must be a power of two from 512 B to 64 KiB",
+                drive.id
+            )));
+        }
+        if s.stripe.0 % logical != 0 {
+            return Err(Error::Target(format!(
+                "drive {}: sim.stripe must be a multiple of the logical block",
+                drive.id
+            )));
+        }
+        let mut identity = BTreeMap::new();
+        identity.insert(
+            "model".to_string(),
+            format!("{} {}", drive.vendor, drive.model),
+        );
+        if let Some(fw) = &drive.firmware {
+            identity.insert("firmware".to_string(), fw.clone());
+        }
+        let p = Params::of(s);
+        Ok(SimpleSim {
+            info: TargetInfo {
+                kind: TargetKind::Simulated,
+                path: None,
+                capacity: drive.capacity / logical * logical,
+                logical_block: logical as u32,
+                physical_block: logical as u32,
+                engine: "sim-simple".into(),
+                identity,
+            },
+            p,
+            clock: 0,
+            unit_busy: vec![0; p.units as usize],
+            unit_next: vec![u64::MAX; p.units as usize],
+            link_busy: 0,
+        })
+    }
+
+    /// Models one request issued at absolute time `now`; returns its completion time.
+    fn serve(&mut self, now: u64, req: &IoRequest) -> u64 {
+        let p = self.p;
+        let len = req.len as u64;
+        // Command (and write data) over the host link.
+        let mut link_bytes = 0.0;
+        if req.op == Op::Write {
+            link_bytes = len as f64 * p.link_ns_per_byte;
+        }
+        let start = now.max(self.link_busy);
+        let on_device = start + p.command + link_bytes as u64;
+        self.link_busy = on_device;
+        // Stripe chunks on the units.
+        let (lat, ns_per_byte) = match req.op {
+            Op::Read => (p.read_lat, p.read_ns_per_byte),
+            Op::Write => (p.write_lat, p.write_ns_per_byte),
+        };
+        let mut ready = on_device;
+        let mut off = req.offset;
+        let end = req.offset + len;
+        while off < end {
+            let stripe_end = (off / p.stripe + 1) * p.stripe;
+            let chunk_end = stripe_end.min(end);
+            let unit = ((off / p.stripe) % p.units) as usize;
+            let mut service = lat + ((chunk_end - off) as f64 * ns_per_byte) as u64;
+            if self.unit_next[unit] != off {
+                service += p.reposition;
+            }
+            let begin = on_device.max(self.unit_busy[unit]);
+            let done = begin + service;
+            self.unit_busy[unit] = done;
+            // Where a continuing access would start next on this unit.
+            self.unit_next[unit] = if chunk_end == stripe_end {
+                chunk_end + (p.units - 1) * p.stripe
+            } else {
+                chunk_end
+            };
+            ready = ready.max(done);
+            off = chunk_end;
+        }
+        if req.op == Op::Read {
+            let start = ready.max(self.link_busy);
+            ready = start + (len as f64 * p.link_ns_per_byte) as u64;
+            self.link_busy = ready;
+        }
+        ready
+    }
+}
+
+/// A rough IOPS estimate of a workload on a simulated drive, for the plan's time estimate.
+pub fn estimate_iops(s: &SimSpec, w: &Workload) -> f64 {
+    let p = Params::of(s);
+    let len = w
+        .block_size
+        .0
+        .iter()
+        .map(|(b, wt)| (*b * *wt as u64) as f64)
+        .sum::<f64>()
+        / w.block_size.0.iter().map(|(_, wt)| *wt as f64).sum::<f64>();
+    let r = w.operation.read_percent as f64 / 100.0;
+    let lat = r * p.read_lat as f64 + (1.0 - r) * p.write_lat as f64;
+    let npb = r * p.read_ns_per_byte + (1.0 - r) * p.write_ns_per_byte;
+    let chunks = (len / p.stripe as f64).ceil().max(1.0);
+    let unit_ns = chunks * lat + len * npb + p.reposition as f64;
+    let parallel = (w.queue_depth as f64 * chunks).min(p.units as f64).max(1.0);
+    let device = parallel / chunks / unit_ns * 1e9;
+    let link = 1e9 / (p.command as f64 + len * p.link_ns_per_byte);
+    device.min(link).max(1.0)
+}
+
+impl Target for SimpleSim {
+    fn info(&self) -> &TargetInfo {
+        &self.info
+    }
+
+    fn needs_data(&self) -> bool {
+        false
+    }
+
+    fn queue(&mut self, depth: u32, _writes: bool) -> Result<Box<dyn IoQueue + '_>> {
+        let origin = self.clock;
+        Ok(Box::new(SimQueue {
+            origin,
+            sim: self,
+            pending: BinaryHeap::with_capacity(depth as usize),
+            bufs: (0..depth).map(|_| None).collect(),
+        }))
+    }
+}
+
+/// A job's queue on the simulated drive: completions ordered by (time, sequence).
+struct SimQueue<'a> {
+    sim: &'a mut SimpleSim,
+    origin: u64,
+    pending: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    bufs: Vec<Option<AlignedBuf>>,
+}
+
+impl IoQueue for SimQueue<'_> {
+    fn now(&self) -> u64 {
+        self.sim.clock - self.origin
+    }
+
+    fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {
+        let now = self.sim.clock;
+        let done = self.sim.serve(now, &req);
+        self.bufs[slot as usize] = Some(buf);
+        self.pending.push(Reverse((done, req.seq, slot)));
+        Ok(())
+    }
+
+    fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
+        let Some(Reverse((t, _, _))) = self.pending.peek().copied() else {
+            return Err(Error::Target("reap with nothing in flight".into()));
+        };
+        self.sim.clock = t;
+        while let Some(Reverse((done, _, slot))) = self.pending.peek().copied() {
+            if done != t {
+                break;
+            }
+            self.pending.pop();
+            let buf = self.bufs[slot as usize]
+                .take()
+                .ok_or_else(|| Error::Target("slot without a buffer".into()))?;
+            out.push(Completion {
+                slot,
+                buf,
+                done_ns: done - self.origin,
+                error: None,
+            });
+        }
+        Ok(())
+    }
+}

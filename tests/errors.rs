@@ -1,0 +1,301 @@
+//! Bad input gets a clear error and loses nothing.
+
+mod common;
+
+use std::fs;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use common::{files, stderr, stdout, TestLab, TINY_SUITE};
+use roundup::lab::Lab;
+use roundup::plan::{self, Job, Selection};
+use roundup::run::{self, Observer, RunOptions};
+use roundup::store::JobManifest;
+
+#[test]
+fn malformed_suite_names_file_line_column_field() {
+    let lab = TestLab::new();
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE.replace("queue_depth: 4", "queue_depth: 0"),
+    );
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let out = lab.roundup(&["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("suites/tiny.yaml:11:18: tests[0].queue_depth: expected a whole number from 1 to 65535, found 0"),
+        "{err}"
+    );
+    // Nothing runs until the lab checks clean.
+    let out = lab.roundup(&["run"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("nothing was run"));
+    assert!(!lab.path().join("results").exists());
+}
+
+#[test]
+fn unknown_keys_bad_sizes_and_yaml_syntax() {
+    let lab = TestLab::new();
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE.replace(
+            "    metric: mb_per_s\n    variants",
+            "    metric: mb_per_s\n    colour: blue\n    variants",
+        ),
+    );
+    lab.write(
+        "suites/other.yaml",
+        &TINY_SUITE
+            .replace("name: tiny", "name: other")
+            .replace("span: 16MiB", "span: 16 parsecs"),
+    );
+    lab.write("suites/broken.yaml", "name: broken\ntests: [\n");
+    lab.write(
+        "drives/d.yaml",
+        "id: d\nvendor: V\nmodel: M\ncapacity: 1GB\n",
+    );
+    let out = lab.roundup(&["check"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("suites/tiny.yaml:14:5: tests[0]: unknown field `colour`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("suites/other.yaml:10:11: tests[0].span: expected a size unit"),
+        "{err}"
+    );
+    assert!(err.contains("suites/broken.yaml:"), "{err}");
+    assert!(
+        err.contains("drives/d.yaml:1:1: expected a target: `path:`"),
+        "{err}"
+    );
+    assert!(err.contains("4 problems"), "{err}");
+}
+
+#[test]
+fn unknown_names_and_options() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let out = lab.roundup(&["run", "--drive", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no drive \"nope\" in the lab; expected one of: sim-a"),
+        "{}",
+        stderr(&out)
+    );
+    let out = lab.roundup(&["run", "--suite", "tiny", "--fast"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--fast"), "{}", stderr(&out));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_roundup"))
+        .args(["--lab", "/nonexistent/lab", "check"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains("/nonexistent/lab: expected a lab folder"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn target_problems_are_found_before_anything_runs() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    // A path that does not exist (and no size to create it).
+    lab.write(
+        "drives/gone.yaml",
+        "id: gone\nvendor: V\nmodel: M\ncapacity: 1GB\npath: /nonexistent/roundup/disk.img\n",
+    );
+    let out = lab.roundup(&["run"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("drive gone: /nonexistent/roundup/disk.img does not exist; give `size:`"),
+        "{err}"
+    );
+    assert!(
+        !lab.path().join("results").exists(),
+        "nothing ran: {:?}",
+        files(lab.path())
+    );
+    fs::remove_file(lab.path().join("drives/gone.yaml")).unwrap();
+
+    // A span larger than the target.
+    lab.file_drive("small", "8MiB");
+    let out = lab.roundup(&["run", "--drive", "small"]);
+    assert!(
+        stderr(&out).contains("span 16 MiB is larger than the target (8 MiB usable)"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A block size the logical block size does not divide.
+    lab.write(
+        "drives/big-sector.yaml",
+        &common::SIM_DRIVE
+            .replace("{id}", "big-sector")
+            .replace("{model}", "B")
+            .replace("{fw}", "1")
+            .replace("{units}", "2")
+            .replace("stripe: 4KiB", "stripe: 8KiB")
+            .replace(
+                "  command_overhead: 20us\n",
+                "  command_overhead: 20us\n  logical_block: 8KiB\n",
+            ),
+    );
+    let out = lab.roundup(&["run", "--drive", "big-sector"]);
+    assert!(
+        stderr(&out).contains(
+            "block size 4 KiB is not a multiple of the target's logical block size (8192 B)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn existing_files_roundup_did_not_create_are_not_overwritten() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    let precious = lab.path().join("precious.img");
+    fs::write(&precious, vec![7u8; 32 << 20]).unwrap();
+    lab.write(
+        "drives/p.yaml",
+        &format!(
+            "id: p\nvendor: V\nmodel: M\ncapacity: 32MiB\npath: {}\n",
+            precious.display()
+        ),
+    );
+    let out = lab.roundup(&["run"]);
+    assert!(
+        stderr(&out).contains("refusing to write to")
+            && stderr(&out).contains("roundup did not create it"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        fs::read(&precious).unwrap().iter().all(|b| *b == 7),
+        "the file is untouched"
+    );
+    // Read-only tests are allowed.
+    let out = lab.roundup(&["run", "--test", "sequential-read-128k"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(fs::read(&precious).unwrap().iter().all(|b| *b == 7));
+}
+
+#[test]
+fn truncated_parquet_is_named_and_skipped() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    assert!(lab.roundup(&["run"]).status.success());
+    let victim = lab.path().join("results/drive=sim-a/firmware=A1/suite=tiny/test=sequential-read-128k/variant=base/repeat=1/samples.parquet");
+    let bytes = fs::read(&victim).unwrap();
+    fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+    let out = lab.roundup(&["render"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "warning: {}: cannot read samples",
+            victim.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
+    assert_eq!(
+        page.matches("<section class=\"test\"").count(),
+        2,
+        "the two readable charts remain"
+    );
+    let out = lab.roundup(&["summary", "--json"]);
+    assert!(out.status.success());
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 2);
+}
+
+/// Stops the run (as Ctrl-C does) once `after` jobs have finished.
+struct StopAfter<'a> {
+    after: usize,
+    done: std::sync::atomic::AtomicUsize,
+    stop: &'a AtomicBool,
+}
+
+impl Observer for StopAfter<'_> {
+    fn job_finished(&self, _job: &Job, _m: &JobManifest) {
+        if self.done.fetch_add(1, Ordering::SeqCst) + 1 >= self.after {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+#[test]
+fn interrupted_run_keeps_completed_jobs_and_resume_runs_the_rest() {
+    let lab = TestLab::new();
+    // Long enough that the interrupted job is stopped mid-way.
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE.replace("count: 200", "count: 2000000"),
+    );
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let l = Lab::load(lab.path()).unwrap();
+    let plan = plan::expand(&l, &Selection::default()).unwrap();
+    assert_eq!(plan.jobs.len(), 3);
+    let stop = AtomicBool::new(false);
+    let obs = StopAfter {
+        after: 2,
+        done: Default::default(),
+        stop: &stop,
+    };
+    let err = run::run(&l, &plan, &RunOptions::default(), &obs, &stop).unwrap_err();
+    assert!(matches!(err, roundup::Error::Interrupted), "{err}");
+    let after_stop = files(&lab.path().join("results"));
+    assert!(
+        after_stop
+            .iter()
+            .all(|p| !p.to_string_lossy().contains(".tmp-")),
+        "no partial file: {after_stop:?}"
+    );
+    assert_eq!(
+        after_stop
+            .iter()
+            .filter(|p| p.ends_with("manifest.json"))
+            .count(),
+        2
+    );
+    assert_eq!(
+        after_stop
+            .iter()
+            .filter(|p| p.ends_with("samples.parquet"))
+            .count(),
+        2
+    );
+    let kept: Vec<Vec<u8>> = after_stop
+        .iter()
+        .map(|p| fs::read(lab.path().join("results").join(p)).unwrap())
+        .collect();
+
+    let out = lab.roundup(&["run", "--resume"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("1 jobs completed, 2 kept from earlier runs"),
+        "{}",
+        stdout(&out)
+    );
+    for (p, bytes) in after_stop.iter().zip(kept) {
+        assert_eq!(
+            fs::read(lab.path().join("results").join(p)).unwrap(),
+            bytes,
+            "{p:?} was rewritten"
+        );
+    }
+    assert_eq!(
+        files(&lab.path().join("results"))
+            .iter()
+            .filter(|p| p.ends_with("manifest.json"))
+            .count(),
+        3
+    );
+}

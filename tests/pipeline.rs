@@ -1,0 +1,292 @@
+//! The spine end to end: a tiny suite on a simulated drive and on a real file (O_DIRECT),
+//! samples read back through polars (and pyarrow/DuckDB where installed), `summary --json`,
+//! and the rendered site with every drive's bar.
+
+mod common;
+
+use std::fs;
+
+use common::{files, stderr, stdout, TestLab, TINY_SUITE};
+use polars::prelude::*;
+
+fn read_parquet(path: &std::path::Path) -> DataFrame {
+    LazyFrame::scan_parquet(
+        PlRefPath::new(path.to_string_lossy().as_ref()),
+        ScanArgsParquet {
+            hive_options: HiveOptions::new_disabled(),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .collect()
+    .unwrap()
+}
+
+#[test]
+fn tiny_suite_on_a_file_and_a_simulated_drive() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha <b>bold</b>", "A1", 8);
+    let target = lab.file_drive("scratch", "32MiB");
+
+    let out = lab.roundup(&["check"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = lab.roundup(&["run", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("plan: 6 jobs on 2 drives"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        !lab.path().join("results").exists(),
+        "--dry-run stops before running"
+    );
+
+    let out = lab.roundup(&["run"]);
+    assert!(
+        out.status.success(),
+        "run failed: {}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("6 jobs completed"),
+        "{}",
+        stdout(&out)
+    );
+    // The file target was created and filled (no holes) and marked as roundup's.
+    assert_eq!(fs::metadata(&target).unwrap().len(), 32 << 20);
+    assert!(lab.path().join("scratch.img.roundup").exists());
+
+    // Hive-style layout, complete files only.
+    let results = files(&lab.path().join("results"));
+    assert!(
+        results
+            .iter()
+            .all(|p| !p.to_string_lossy().contains(".tmp-")),
+        "{results:?}"
+    );
+    let sample_files: Vec<_> = results
+        .iter()
+        .filter(|p| p.ends_with("samples.parquet"))
+        .collect();
+    assert_eq!(sample_files.len(), 6);
+    let one = lab.path().join("results/drive=scratch/firmware=unknown/suite=tiny/test=random-write-4k/variant=data-compressible/repeat=1");
+    assert!(one.join("samples.parquet").is_file(), "{results:?}");
+    assert!(one.join("manifest.json").is_file());
+
+    // Read back through polars: row count and columns.
+    let df = read_parquet(&one.join("samples.parquet"));
+    assert_eq!(df.height(), 2000);
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "job",
+            "seq",
+            "op",
+            "offset",
+            "len",
+            "submit_ns",
+            "latency_ns",
+            "qd"
+        ]
+    );
+    let qd = df.column("qd").unwrap().u32().unwrap().max().unwrap();
+    assert!(qd <= 4 && qd >= 1);
+    let offsets = df.column("offset").unwrap().u64().unwrap();
+    assert!(offsets
+        .into_no_null_iter()
+        .all(|o| o % 4096 == 0 && o < 16 << 20));
+    assert!(
+        df.column("latency_ns")
+            .unwrap()
+            .u64()
+            .unwrap()
+            .min()
+            .unwrap()
+            > 0
+    );
+
+    // The manifest records provenance.
+    let m: serde_json::Value =
+        serde_json::from_slice(&fs::read(one.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["samples_rows"], 2000);
+    assert_eq!(m["target"]["kind"], "file");
+    assert_eq!(m["target"]["engine"], "psync");
+    assert_eq!(m["clock"], "monotonic");
+    assert_eq!(m["suite_file"]["path"], "suites/tiny.yaml");
+    assert_eq!(m["suite_file"]["sha256"].as_str().unwrap().len(), 64);
+    for key in [
+        "roundup_version",
+        "git_revision",
+        "started_at",
+        "finished_at",
+        "seed",
+        "host",
+    ] {
+        assert!(!m[key].is_null(), "manifest lacks {key}");
+    }
+
+    // Simulated drive: virtual clock; sequential reads are sequential.
+    let sim = lab.path().join("results/drive=sim-a/firmware=A1/suite=tiny/test=sequential-read-128k/variant=base/repeat=1");
+    let df = read_parquet(&sim.join("samples.parquet"));
+    assert_eq!(df.height(), 200);
+    let offs: Vec<u64> = df
+        .column("offset")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
+    assert!(offs.windows(2).all(|w| w[1] == w[0] + 131072 || w[1] == 0));
+
+    // summary --json has the documented keys.
+    let out = lab.roundup(&["summary", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 6);
+    let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
+    let mut want = [
+        "drive",
+        "firmware",
+        "suite",
+        "test",
+        "variant",
+        "repeat",
+        "ios",
+        "iops",
+        "mb_per_s",
+        "lat_mean_us",
+        "lat_p50_us",
+        "lat_p99_us",
+        "lat_p999_us",
+        "lat_max_us",
+    ];
+    want.sort();
+    assert_eq!(keys, want.iter().collect::<Vec<_>>());
+    for r in &rows {
+        assert!(r["iops"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["lat_p50_us"].as_f64().unwrap() <= r["lat_p99_us"].as_f64().unwrap());
+        assert!(r["lat_p99_us"].as_f64().unwrap() <= r["lat_max_us"].as_f64().unwrap());
+    }
+    let out = lab.roundup(&["summary"]);
+    assert!(stdout(&out).contains("p99.9"), "{}", stdout(&out));
+
+    // The site: a page per suite, a bar per drive in each chart.
+    let out = lab.roundup(&["render"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
+    let index = fs::read_to_string(lab.path().join("site/index.html")).unwrap();
+    assert!(index.contains("suites/tiny.html"));
+    let sections: Vec<&str> = page.split("<section class=\"test\"").skip(1).collect();
+    assert_eq!(sections.len(), 3, "one chart per test variant");
+    for s in &sections {
+        let svg = &s[s.find("<svg").unwrap()..s.find("</svg>").unwrap()];
+        assert!(
+            svg.contains("Test Scratch file 33.6 MB"),
+            "file drive's bar label"
+        );
+        assert!(
+            svg.contains("Acme Alpha &lt;b&gt;bold&lt;/b&gt; 16 GB"),
+            "sim drive's bar label, escaped"
+        );
+        assert_eq!(svg.matches("fill=\"#0072B2\"").count(), 2, "two bars");
+        assert!(svg.contains("higher is better") && svg.contains("MB/s"));
+    }
+    assert!(
+        !page.contains("<b>bold</b>"),
+        "drive names are escaped on the page"
+    );
+    assert!(lab
+        .path()
+        .join("site/static/fonts/DejaVuSans.ttf")
+        .is_file());
+}
+
+#[test]
+fn parquet_reads_in_pyarrow_and_duckdb() {
+    let probe = std::process::Command::new("python3")
+        .args(["-c", "import pyarrow, duckdb"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!(
+            "skipped: python3 with pyarrow and duckdb is not installed (.ci/run installs them)"
+        );
+        return;
+    }
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let script = r#"
+import sys, glob, pyarrow.parquet as pq, duckdb
+files = sorted(glob.glob(sys.argv[1] + '/results/**/samples.parquet', recursive=True))
+rows = sum(pq.read_table(f).num_rows for f in files)
+t = pq.read_table(files[0])
+assert t.column_names == ['job','seq','op','offset','len','submit_ns','latency_ns','qd'], t.column_names
+con = duckdb.connect()
+n, drives = con.execute("select count(*), count(distinct drive) from read_parquet(?, hive_partitioning=true)", [sys.argv[1] + '/results/**/samples.parquet']).fetchone()
+print(len(files), rows, n, drives)
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(lab.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "3 4200 4200 1");
+}
+
+#[test]
+fn simulated_results_and_site_are_byte_identical() {
+    let make = || {
+        let lab = TestLab::new();
+        lab.write("suites/tiny.yaml", TINY_SUITE);
+        lab.sim_drive("sim-a", "Alpha", "A1", 8);
+        lab.sim_drive("sim-b", "Beta", "B2", 2);
+        lab.write(
+            "commentary/suites/tiny.md",
+            "Intro.\n\n## random-write-4k.data-compressible\nAlpha leads.\n",
+        );
+        let out = lab.roundup(&["run"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let out = lab.roundup(&["render"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        lab
+    };
+    let (a, b) = (make(), make());
+    let fa = files(&a.path().join("results"));
+    assert_eq!(fa, files(&b.path().join("results")));
+    for f in fa.iter().filter(|f| f.ends_with("samples.parquet")) {
+        assert_eq!(
+            fs::read(a.path().join("results").join(f)).unwrap(),
+            fs::read(b.path().join("results").join(f)).unwrap(),
+            "{f:?} differs"
+        );
+    }
+    let sa = files(&a.path().join("site"));
+    assert_eq!(sa, files(&b.path().join("site")));
+    for f in &sa {
+        assert_eq!(
+            fs::read(a.path().join("site").join(f)).unwrap(),
+            fs::read(b.path().join("site").join(f)).unwrap(),
+            "{f:?} differs"
+        );
+    }
+    // A second render writes nothing.
+    let out = a.roundup(&["render"]);
+    assert!(
+        stdout(&out).contains("render: 0 files written"),
+        "{}",
+        stdout(&out)
+    );
+    let page = fs::read_to_string(a.path().join("site/suites/tiny.html")).unwrap();
+    assert!(page.contains("<p>Alpha leads.</p>"));
+}
