@@ -262,21 +262,24 @@ impl Observer for Bars {
         } else {
             0.0
         };
-        let _ = self.multi.println(format!(
-            "done {:<60} {:>10} IOPS {:>9} MB/s",
-            job.id,
-            figure(iops),
-            figure(mbs)
-        ));
+        self.multi.suspend(|| {
+            println!(
+                "done {:<60} {:>10} IOPS {:>9} MB/s",
+                job.id,
+                figure(iops),
+                figure(mbs)
+            )
+        });
     }
     fn job_skipped(&self, job: &Job) {
-        let _ = self.multi.println(format!("kept {} (complete)", job.id));
+        self.multi
+            .suspend(|| println!("kept {} (complete)", job.id));
     }
     fn job_failed(&self, job: &Job, e: &Error) {
         if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
             bar.finish_and_clear();
         }
-        let _ = self.multi.println(format!("FAILED {}: {e}", job.id));
+        self.multi.suspend(|| eprintln!("FAILED {}: {e}", job.id));
     }
 }
 
@@ -348,28 +351,70 @@ fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
         println!("no results in {}", lab_dir.join("results").display());
         return Ok(());
     }
-    println!(
-        "{:<16} {:<10} {:<16} {:<22} {:<32} {:>2} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9}",
-        "drive", "firmware", "suite", "test", "variant", "r", "IOPS", "MB/s", "mean µs", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "I/Os"
-    );
-    for (_, s) in &rows {
-        println!(
-            "{:<16} {:<10} {:<16} {:<22} {:<32} {:>2} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9}",
-            s.drive,
-            s.firmware,
-            s.suite,
-            s.test,
-            s.variant,
-            s.repeat,
-            figure(s.iops),
-            figure(s.mb_per_s),
-            figure(s.lat_mean_us),
-            figure(s.lat_p50_us),
-            figure(s.lat_p99_us),
-            figure(s.lat_p999_us),
-            figure(s.lat_max_us),
-            s.ios
-        );
+    let header = [
+        "drive",
+        "firmware",
+        "suite",
+        "test",
+        "variant",
+        "r",
+        "IOPS",
+        "MB/s",
+        "mean µs",
+        "p50 µs",
+        "p99 µs",
+        "p99.9 µs",
+        "max µs",
+        "I/Os",
+    ];
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(_, s)| {
+            vec![
+                s.drive.clone(),
+                s.firmware.clone(),
+                s.suite.clone(),
+                s.test.clone(),
+                s.variant.clone(),
+                s.repeat.to_string(),
+                figure(s.iops),
+                figure(s.mb_per_s),
+                figure(s.lat_mean_us),
+                figure(s.lat_p50_us),
+                figure(s.lat_p99_us),
+                figure(s.lat_p999_us),
+                figure(s.lat_max_us),
+                s.ios.to_string(),
+            ]
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            table
+                .iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                if c < 5 {
+                    format!("{v:<w$}", w = widths[c])
+                } else {
+                    format!("{v:>w$}", w = widths[c])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    println!("{}", line(header.to_vec()));
+    for r in &table {
+        println!("{}", line(r.iter().map(|s| s.as_str()).collect()));
     }
     Ok(())
 }

@@ -237,7 +237,7 @@ fn interrupted_run_keeps_completed_jobs_and_resume_runs_the_rest() {
     // Long enough that the interrupted job is stopped mid-way.
     lab.write(
         "suites/tiny.yaml",
-        &TINY_SUITE.replace("count: 200", "count: 2000000"),
+        &TINY_SUITE.replace("count: 200", "count: 200000"),
     );
     lab.sim_drive("sim-a", "Alpha", "A1", 8);
     let l = Lab::load(lab.path()).unwrap();

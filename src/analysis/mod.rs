@@ -244,71 +244,74 @@ pub fn figures(
     order: &BTreeMap<String, Vec<String>>,
 ) -> Vec<TestFigures> {
     let current = current_firmware(jobs);
-    let mut groups: BTreeMap<
-        (String, String, String),
-        (
-            TestFigures,
-            BTreeMap<String, Vec<&JobSummary>>,
-            BTreeMap<String, String>,
-        ),
-    > = BTreeMap::new();
+    /// The jobs of one chart, by drive.
+    struct Group<'a> {
+        figures: TestFigures,
+        runs: BTreeMap<String, Vec<&'a JobSummary>>,
+        names: BTreeMap<String, String>,
+    }
+    let mut groups: BTreeMap<(String, String, String), Group> = BTreeMap::new();
     for (j, s) in jobs {
         let m = &j.manifest;
         if current.get(&m.drive) != Some(&m.firmware) {
             continue;
         }
         let key = (m.suite.clone(), m.test.clone(), m.variant.clone());
-        let entry = groups.entry(key).or_insert_with(|| {
-            (
-                TestFigures {
-                    suite: m.suite.clone(),
-                    suite_title: m.suite_title.clone(),
-                    test: m.test.clone(),
-                    title: m.title.clone(),
-                    variant: m.variant.clone(),
-                    variant_label: m.variant_label.clone(),
-                    workload: m.workload.clone(),
-                    metric: m.metric.clone(),
-                    better: m.better.clone(),
-                    bars: vec![],
-                },
-                BTreeMap::new(),
-                BTreeMap::new(),
-            )
+        let group = groups.entry(key).or_insert_with(|| Group {
+            figures: TestFigures {
+                suite: m.suite.clone(),
+                suite_title: m.suite_title.clone(),
+                test: m.test.clone(),
+                title: m.title.clone(),
+                variant: m.variant.clone(),
+                variant_label: m.variant_label.clone(),
+                workload: m.workload.clone(),
+                metric: m.metric.clone(),
+                better: m.better.clone(),
+                bars: vec![],
+            },
+            runs: BTreeMap::new(),
+            names: BTreeMap::new(),
         });
-        entry.1.entry(m.drive.clone()).or_default().push(s);
-        entry.2.insert(m.drive.clone(), m.drive_name.clone());
+        group.runs.entry(m.drive.clone()).or_default().push(s);
+        group.names.insert(m.drive.clone(), m.drive_name.clone());
     }
     let mut out: Vec<TestFigures> = groups
         .into_values()
-        .map(|(mut f, by_drive, names)| {
-            for (drive, mut runs) in by_drive {
-                runs.sort_by_key(|s| s.repeat);
-                let n = runs.len() as f64;
-                let mean =
-                    |g: &dyn Fn(&JobSummary) -> f64| runs.iter().map(|s| g(s)).sum::<f64>() / n;
-                f.bars.push(Bar {
-                    drive: drive.clone(),
-                    drive_name: names[&drive].clone(),
-                    firmware: runs[0].firmware.clone(),
-                    value: mean(&|s| s.figure(&f.metric)),
-                    repeats: runs.len() as u32,
-                    lat_mean_us: mean(&|s| s.lat_mean_us),
-                    lat_p99_us: mean(&|s| s.lat_p99_us),
-                    lat_max_us: runs.iter().map(|s| s.lat_max_us).fold(0.0, f64::max),
-                    per_repeat: runs.iter().map(|s| s.figure(&f.metric)).collect(),
+        .map(
+            |Group {
+                 figures: mut f,
+                 runs: by_drive,
+                 names,
+             }| {
+                for (drive, mut runs) in by_drive {
+                    runs.sort_by_key(|s| s.repeat);
+                    let n = runs.len() as f64;
+                    let mean =
+                        |g: &dyn Fn(&JobSummary) -> f64| runs.iter().map(|s| g(s)).sum::<f64>() / n;
+                    f.bars.push(Bar {
+                        drive: drive.clone(),
+                        drive_name: names[&drive].clone(),
+                        firmware: runs[0].firmware.clone(),
+                        value: mean(&|s| s.figure(&f.metric)),
+                        repeats: runs.len() as u32,
+                        lat_mean_us: mean(&|s| s.lat_mean_us),
+                        lat_p99_us: mean(&|s| s.lat_p99_us),
+                        lat_max_us: runs.iter().map(|s| s.lat_max_us).fold(0.0, f64::max),
+                        per_repeat: runs.iter().map(|s| s.figure(&f.metric)).collect(),
+                    });
+                }
+                let higher = f.better == "higher";
+                f.bars.sort_by(|a, b| {
+                    let ord = a
+                        .value
+                        .partial_cmp(&b.value)
+                        .unwrap_or(std::cmp::Ordering::Equal);
+                    (if higher { ord.reverse() } else { ord }).then_with(|| a.drive.cmp(&b.drive))
                 });
-            }
-            let higher = f.better == "higher";
-            f.bars.sort_by(|a, b| {
-                let ord = a
-                    .value
-                    .partial_cmp(&b.value)
-                    .unwrap_or(std::cmp::Ordering::Equal);
-                (if higher { ord.reverse() } else { ord }).then_with(|| a.drive.cmp(&b.drive))
-            });
-            f
-        })
+                f
+            },
+        )
         .collect();
     let rank = |f: &TestFigures| {
         order

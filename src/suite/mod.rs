@@ -482,91 +482,85 @@ pub struct Variant {
     pub settings: Vec<(String, String)>,
 }
 
+/// One value of one variant dimension.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Setting {
+    Data(DataKind),
+    Align(u64),
+    QueueDepth(u32),
+    BlockSize(u64),
+}
+
+impl Setting {
+    /// The dimension's short name in variant ids.
+    fn dimension(&self) -> &'static str {
+        match self {
+            Setting::Data(_) => "data",
+            Setting::Align(_) => "align",
+            Setting::QueueDepth(_) => "qd",
+            Setting::BlockSize(_) => "bs",
+        }
+    }
+    /// The value in variant ids: `compressible`, `512b`, `32`, `128k`.
+    fn token(&self) -> String {
+        match self {
+            Setting::Data(d) => d.word().to_string(),
+            Setting::Align(a) | Setting::BlockSize(a) => size_token(*a),
+            Setting::QueueDepth(q) => q.to_string(),
+        }
+    }
+    /// The value for people: `compressible`, `512 B aligned`, `QD32`, `128 KiB`.
+    fn label(&self) -> String {
+        match self {
+            Setting::Data(d) => d.word().to_string(),
+            Setting::Align(a) => format!("{} aligned", SizeLabel(*a)),
+            Setting::QueueDepth(q) => format!("QD{q}"),
+            Setting::BlockSize(b) => SizeLabel(*b).to_string(),
+        }
+    }
+    fn apply(&self, w: &mut Workload) {
+        match *self {
+            Setting::Data(d) => w.data = d,
+            Setting::Align(a) => w.align = a,
+            Setting::QueueDepth(q) => w.queue_depth = q,
+            Setting::BlockSize(b) => w.block_size = BlockSizes(vec![(b, 1)]),
+        }
+    }
+}
+
 impl TestSpec {
-    /// Expands the variants into (variant, workload) pairs in a stable order.
+    /// Expands the variants into (variant, workload) pairs in a stable order: dimensions
+    /// in the order data, align, queue_depth, block_size, values as written.
     pub fn expand(&self) -> Vec<(Variant, Workload)> {
-        let mut out = vec![(
-            Vec::<(String, String, String)>::new(),
-            self.workload.clone(),
-        )];
         let v = &self.variants;
-        let mut dim = |name: &str, values: Vec<(String, String, Box<dyn Fn(&mut Workload)>)>| {
-            if values.is_empty() {
-                return;
-            }
-            let mut next = Vec::new();
-            for (tags, w) in &out {
-                for (token, label, apply) in &values {
-                    let mut w = w.clone();
-                    apply(&mut w);
-                    let mut tags = tags.clone();
-                    tags.push((name.to_string(), token.clone(), label.clone()));
-                    next.push((tags, w));
-                }
-            }
-            out = next;
-        };
-        dim(
-            "data",
-            v.data
-                .iter()
-                .map(|d| {
-                    let d = *d;
-                    (
-                        d.word().to_string(),
-                        d.word().to_string(),
-                        Box::new(move |w: &mut Workload| w.data = d) as Box<dyn Fn(&mut Workload)>,
-                    )
-                })
-                .collect(),
-        );
-        dim(
-            "align",
-            v.align
-                .iter()
-                .map(|a| {
-                    let a = a.0;
-                    (
-                        size_token(a),
-                        format!("{} aligned", SizeLabel(a)),
-                        Box::new(move |w: &mut Workload| w.align = a) as Box<dyn Fn(&mut Workload)>,
-                    )
-                })
-                .collect(),
-        );
-        dim(
-            "qd",
+        let dimensions: Vec<Vec<Setting>> = [
+            v.data.iter().map(|d| Setting::Data(*d)).collect::<Vec<_>>(),
+            v.align.iter().map(|a| Setting::Align(a.0)).collect(),
             v.queue_depth
                 .iter()
-                .map(|q| {
-                    let q = q.0;
-                    (
-                        q.to_string(),
-                        format!("QD{q}"),
-                        Box::new(move |w: &mut Workload| w.queue_depth = q)
-                            as Box<dyn Fn(&mut Workload)>,
-                    )
-                })
+                .map(|q| Setting::QueueDepth(q.0))
                 .collect(),
-        );
-        dim(
-            "bs",
             v.block_size
                 .iter()
-                .map(|b| {
-                    let b = b.0;
-                    (
-                        size_token(b),
-                        SizeLabel(b).to_string(),
-                        Box::new(move |w: &mut Workload| w.block_size = BlockSizes(vec![(b, 1)]))
-                            as Box<dyn Fn(&mut Workload)>,
-                    )
-                })
+                .map(|b| Setting::BlockSize(b.0))
                 .collect(),
-        );
-        out.into_iter()
-            .map(|(tags, w)| {
-                let variant = if tags.is_empty() {
+        ]
+        .into_iter()
+        .filter(|d| !d.is_empty())
+        .collect();
+        let mut combos: Vec<Vec<Setting>> = vec![vec![]];
+        for dim in &dimensions {
+            combos = combos
+                .iter()
+                .flat_map(|c| dim.iter().map(move |s| [c.as_slice(), &[*s]].concat()))
+                .collect();
+        }
+        combos
+            .into_iter()
+            .map(|settings| {
+                let mut w = self.workload.clone();
+                settings.iter().for_each(|s| s.apply(&mut w));
+                let variant = if settings.is_empty() {
                     Variant {
                         id: "base".into(),
                         label: String::new(),
@@ -574,19 +568,19 @@ impl TestSpec {
                     }
                 } else {
                     Variant {
-                        id: tags
+                        id: settings
                             .iter()
-                            .map(|(n, t, _)| format!("{n}-{t}"))
+                            .map(|s| format!("{}-{}", s.dimension(), s.token()))
                             .collect::<Vec<_>>()
                             .join("_"),
-                        label: tags
+                        label: settings
                             .iter()
-                            .map(|(_, _, l)| l.clone())
+                            .map(Setting::label)
                             .collect::<Vec<_>>()
                             .join(", "),
-                        settings: tags
+                        settings: settings
                             .iter()
-                            .map(|(n, t, _)| (n.clone(), t.clone()))
+                            .map(|s| (s.dimension().to_string(), s.token()))
                             .collect(),
                     }
                 };

@@ -1,10 +1,11 @@
 //! The simple simulated drive: parallel units with per-operation service times behind a
 //! shared host link, modelled I/O by I/O in virtual time.
 //!
-//! Each request crosses the link (command overhead, plus the data for a write), is split
+//! Each request crosses the link to the drive (command overhead, plus the data for a
+//! write), is split
 //! into stripe-sized chunks that each occupy one unit (fixed latency, transfer at the unit's
 //! rate, and a reposition cost when the unit's access does not continue its previous one),
-//! and, for a read, returns its data over the link. Every resource is FCFS with its own
+//! and, for a read, returns its data over the link's other direction. Every resource is FCFS with its own
 //! busy-until time, so queueing, parallelism and link saturation emerge from the requests;
 //! nothing is looked up from expected results. The state (busy times, positions, clock)
 //! persists across the jobs of a run.
@@ -26,7 +27,10 @@ pub struct SimpleSim {
     clock: u64,
     unit_busy: Vec<u64>,
     unit_next: Vec<u64>,
-    link_busy: u64,
+    /// Host to drive: commands and write data.
+    link_out_busy: u64,
+    /// Drive to host: read data.
+    link_in_busy: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -97,7 +101,8 @@ impl SimpleSim {
             clock: 0,
             unit_busy: vec![0; p.units as usize],
             unit_next: vec![u64::MAX; p.units as usize],
-            link_busy: 0,
+            link_out_busy: 0,
+            link_in_busy: 0,
         })
     }
 
@@ -110,9 +115,9 @@ impl SimpleSim {
         if req.op == Op::Write {
             link_bytes = len as f64 * p.link_ns_per_byte;
         }
-        let start = now.max(self.link_busy);
+        let start = now.max(self.link_out_busy);
         let on_device = start + p.command + link_bytes as u64;
-        self.link_busy = on_device;
+        self.link_out_busy = on_device;
         // Stripe chunks on the units.
         let (lat, ns_per_byte) = match req.op {
             Op::Read => (p.read_lat, p.read_ns_per_byte),
@@ -142,9 +147,9 @@ impl SimpleSim {
             off = chunk_end;
         }
         if req.op == Op::Read {
-            let start = ready.max(self.link_busy);
+            let start = ready.max(self.link_in_busy);
             ready = start + (len as f64 * p.link_ns_per_byte) as u64;
-            self.link_busy = ready;
+            self.link_in_busy = ready;
         }
         ready
     }

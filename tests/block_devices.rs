@@ -1,0 +1,207 @@
+//! Real block devices: loop devices over sparse files. The suite runs on a blank device;
+//! writes are refused on one carrying a filesystem or a partition table unless it is named
+//! for destruction, and always on a mounted one. Skipped where the machine refuses loop
+//! devices (not root, no loop driver).
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{stderr, stdout, TestLab, TINY_SUITE};
+
+/// A loop device over a sparse file, detached (and unmounted) when dropped.
+struct Loop {
+    dev: String,
+    mount: Option<PathBuf>,
+    _backing: tempfile::TempDir,
+}
+
+impl Loop {
+    fn new(size: u64) -> Option<Loop> {
+        let dir = tempfile::tempdir().ok()?;
+        let file = dir.path().join("disk.img");
+        fs::File::create(&file).ok()?.set_len(size).ok()?;
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&file)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            eprintln!(
+                "skipped: losetup refused: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return None;
+        }
+        Some(Loop {
+            dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            mount: None,
+            _backing: dir,
+        })
+    }
+
+    fn name(&self) -> &str {
+        self.dev.trim_start_matches("/dev/")
+    }
+
+    fn mkfs(&self) {
+        let out = Command::new("mkfs.ext4")
+            .args(["-q", "-F"])
+            .arg(&self.dev)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn mount_at(&mut self, at: &Path) -> bool {
+        fs::create_dir_all(at).unwrap();
+        let ok = Command::new("mount")
+            .arg(&self.dev)
+            .arg(at)
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            self.mount = Some(at.to_path_buf());
+        }
+        ok
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        if let Some(m) = &self.mount {
+            let _ = Command::new("umount").arg(m).status();
+        }
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+fn drive(lab: &TestLab, id: &str, dev: &str, extra: &str) {
+    lab.write(
+        &format!("drives/{id}.yaml"),
+        &format!("id: {id}\nvendor: Loop\nmodel: Device\ncapacity: 64MiB\npath: {dev}\n{extra}"),
+    );
+}
+
+#[test]
+fn suite_runs_on_a_blank_block_device() {
+    let Some(dev) = Loop::new(64 << 20) else {
+        return;
+    };
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    drive(&lab, "blank", &dev.dev, "");
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let m = lab.path().join("results/drive=blank/firmware=unknown/suite=tiny/test=random-write-4k/variant=data-incompressible/repeat=1/manifest.json");
+    let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
+    assert_eq!(m["target"]["kind"], "block_device");
+    assert_eq!(m["target"]["capacity"], 64u64 << 20);
+    assert_eq!(m["target"]["identity"]["kernel_name"], dev.name());
+    assert_eq!(m["samples_rows"], 2000);
+    assert!(
+        m["outcome"]["compressed_fraction"].as_f64().unwrap() > 0.99,
+        "incompressible data written: {}",
+        m["outcome"]
+    );
+}
+
+#[test]
+fn filesystem_partition_table_and_mounts_guard_the_data() {
+    let Some(mut dev) = Loop::new(64 << 20) else {
+        return;
+    };
+    dev.mkfs();
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    drive(&lab, "fs", &dev.dev, "");
+    let out = lab.roundup(&["run"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "refusing to write to {}: it carries an ext2/3/4 filesystem",
+            dev.dev
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("destroy_data: {}", dev.name())),
+        "the message says how to allow it: {err}"
+    );
+    assert!(!lab.path().join("results").exists(), "nothing ran");
+    // Reads are allowed.
+    let out = lab.roundup(&["run", "--test", "sequential-read-128k"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Naming another device does not allow it.
+    drive(&lab, "fs", &dev.dev, "destroy_data: loop999\n");
+    let out = lab.roundup(&["run", "--test", "random-write-4k"]);
+    assert!(
+        stderr(&out).contains("it carries an ext2/3/4 filesystem"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Mounted: refused even when named for destruction.
+    let mnt = lab.path().join("mnt");
+    if dev.mount_at(&mnt) {
+        drive(
+            &lab,
+            "fs",
+            &dev.dev,
+            &format!("destroy_data: {}\n", dev.name()),
+        );
+        let out = lab.roundup(&["run", "--test", "random-write-4k"]);
+        assert!(
+            stderr(&out).contains(&format!("is mounted at {}", mnt.display())),
+            "{}",
+            stderr(&out)
+        );
+        let _ = Command::new("umount").arg(&mnt).status();
+        dev.mount = None;
+    } else {
+        eprintln!("skipped the mounted case: mount refused");
+    }
+
+    // Named for destruction and not mounted: the suite runs.
+    drive(
+        &lab,
+        "fs",
+        &dev.dev,
+        &format!("destroy_data: {}\n", dev.name()),
+    );
+    let out = lab.roundup(&["run", "--test", "random-write-4k"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn partition_table_guards_the_data() {
+    let Some(dev) = Loop::new(64 << 20) else {
+        return;
+    };
+    // An MBR boot signature.
+    let mut sector = vec![0u8; 512];
+    sector[510] = 0x55;
+    sector[511] = 0xAA;
+    {
+        use std::os::unix::fs::FileExt;
+        let f = fs::OpenOptions::new().write(true).open(&dev.dev).unwrap();
+        f.write_all_at(&sector, 0).unwrap();
+        f.sync_all().unwrap();
+    }
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    drive(&lab, "mbr", &dev.dev, "");
+    let out = lab.roundup(&["run"]);
+    assert!(
+        stderr(&out).contains("it carries an MBR partition table"),
+        "{}",
+        stderr(&out)
+    );
+}
