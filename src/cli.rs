@@ -11,11 +11,13 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use roundup::drive::TargetSpec;
 use roundup::engine::Tick;
 use roundup::lab::Lab;
 use roundup::plan::{self, Job, Plan, Selection};
 use roundup::run::{self, Observer, RunOptions};
 use roundup::store::JobManifest;
+use roundup::target::{device, EngineChoice};
 use roundup::units::{figure, DurationLabel};
 use roundup::{analysis, render, store, Error};
 
@@ -46,7 +48,16 @@ enum Command {
         /// Run only the jobs whose complete results are missing.
         #[arg(long)]
         resume: bool,
+        /// The I/O engine for real drives, overriding suites and drive files.
+        #[arg(long, value_name = "auto|io_uring|psync")]
+        engine: Option<EngineChoice>,
+        /// Allow write tests to destroy the data on the block device with this serial (or
+        /// kernel name, for devices without one). Repeatable.
+        #[arg(long = "destroy-data", value_name = "SERIAL")]
+        destroy_data: Vec<String>,
     },
+    /// List the lab's drives and the block devices the kernel reports.
+    Drives,
     /// Print IOPS, MB/s and latency percentiles of every stored job.
     Summary {
         #[command(flatten)]
@@ -137,10 +148,13 @@ fn dispatch(cli: &Cli) -> Result<()> {
             );
             Ok(())
         }
+        Command::Drives => drives(&cli.lab),
         Command::Run {
             select,
             dry_run,
             resume,
+            engine,
+            destroy_data,
         } => {
             let lab = load(&cli.lab)?;
             let plan = plan::expand(&lab, &select.selection())?;
@@ -148,7 +162,12 @@ fn dispatch(cli: &Cli) -> Result<()> {
             if *dry_run {
                 return Ok(());
             }
-            run_plan(&lab, &plan, *resume)
+            let opts = RunOptions {
+                resume: *resume,
+                engine: *engine,
+                destroy_data: destroy_data.clone(),
+            };
+            run_plan(&lab, &plan, &opts)
         }
         Command::Summary { select, json } => summary(&cli.lab, select, *json),
         Command::Render => {
@@ -165,7 +184,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
             let plan =
                 plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
             print_plan(&lab, &plan, false);
-            run_plan(&lab, &plan, false)?;
+            run_plan(&lab, &plan, &RunOptions::default())?;
             do_render(&lab)?;
             let index = lab.site_dir().join("index.html");
             let index = std::fs::canonicalize(&index).unwrap_or(index);
@@ -283,13 +302,13 @@ impl Observer for Bars {
     }
 }
 
-fn run_plan(lab: &Lab, plan: &Plan, resume: bool) -> Result<()> {
+fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
     let bars = Bars {
         multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
         bars: Mutex::new(HashMap::new()),
     };
     let started = Instant::now();
-    let summary = run::run(lab, plan, &RunOptions { resume }, &bars, &STOP)?;
+    let summary = run::run(lab, plan, opts, &bars, &STOP)?;
     println!(
         "run: {} jobs completed, {} kept from earlier runs, {} failed, in {:.1} s; results in {}",
         summary.completed,
@@ -415,6 +434,50 @@ fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
     println!("{}", line(header.to_vec()));
     for r in &table {
         println!("{}", line(r.iter().map(|s| s.as_str()).collect()));
+    }
+    Ok(())
+}
+
+fn drives(lab_dir: &Path) -> Result<()> {
+    let lab = load(lab_dir)?;
+    println!("drives in the lab:");
+    for (id, d) in &lab.drives {
+        let s = &d.spec;
+        let target = match &s.target {
+            TargetSpec::Sim(_) => "simulated".to_string(),
+            TargetSpec::Path(p) => p.path.display().to_string(),
+        };
+        println!(
+            "  {id:<28} {:<36} firmware {:<10} {target}",
+            s.display_name(),
+            s.firmware.as_deref().unwrap_or("(from device)")
+        );
+    }
+    let found = device::inventory();
+    println!("block devices:");
+    if found.is_empty() {
+        println!("  none reported by the kernel");
+    }
+    for d in &found {
+        let get = |k: &str| d.get(k).map(String::as_str).unwrap_or("-");
+        let bytes: f64 = get("capacity_bytes").parse().unwrap_or(0.0);
+        let kind = if get("rotational") == "1" {
+            "rotational"
+        } else {
+            "solid-state"
+        };
+        println!(
+            "  {:<14} {:>9.1} GB  {:<28} serial {:<22} firmware {:<10} {kind}, {}/{} B blocks, scheduler {}{}",
+            get("path"),
+            bytes / 1e9,
+            get("model"),
+            get("serial"),
+            get("firmware"),
+            get("logical_block_size"),
+            get("physical_block_size"),
+            get("scheduler"),
+            d.get("backing_file").map(|b| format!(", backed by {b}")).unwrap_or_default()
+        );
     }
     Ok(())
 }

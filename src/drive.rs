@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::config::{Duration, Rate, Size};
 use crate::suite::Ident;
+use crate::target::EngineChoice;
 
 /// A drive as written in `drives/ID.yaml`.
 #[derive(Debug, Clone, Serialize)]
@@ -73,6 +74,8 @@ pub struct PathTarget {
     /// For a block device: the serial (or, for devices without one, the kernel name such as
     /// `loop3`) of the device whose data may be destroyed by write tests.
     pub destroy_data: Option<String>,
+    /// The I/O engine, unless a test names one.
+    pub engine: Option<EngineChoice>,
 }
 
 /// Parameters of a simulated drive.
@@ -136,6 +139,8 @@ struct RawDrive {
     #[serde(default)]
     destroy_data: Option<String>,
     #[serde(default)]
+    engine: Option<EngineChoice>,
+    #[serde(default)]
     sim: Option<SimSpec>,
 }
 
@@ -155,11 +160,16 @@ impl<'de> Deserialize<'de> for DriveSpec {
                 size: raw.size.map(|s| s.0),
                 overwrite: raw.overwrite,
                 destroy_data: raw.destroy_data,
+                engine: raw.engine,
             }),
             (None, Some(sim)) => {
-                if raw.size.is_some() || raw.overwrite || raw.destroy_data.is_some() {
+                if raw.size.is_some()
+                    || raw.overwrite
+                    || raw.destroy_data.is_some()
+                    || raw.engine.is_some()
+                {
                     return Err(D::Error::custom(
-                        "size, overwrite and destroy_data apply to `path:` targets, not to `sim:` drives",
+                        "size, overwrite, destroy_data and engine apply to `path:` targets, not to `sim:` drives",
                     ));
                 }
                 if sim.units == 0 || sim.units > 4096 {

@@ -6,6 +6,7 @@ use crate::drive::TargetSpec;
 use crate::error::{Error, InputError, Result};
 use crate::lab::Lab;
 use crate::suite::{Better, Length, Metric, Variant, Workload};
+use crate::target::EngineChoice;
 use crate::workload::derive_seed;
 
 /// Which part of the lab to run; empty lists mean everything.
@@ -42,6 +43,8 @@ pub struct Job {
     pub metric: Metric,
     /// Which way is better.
     pub better: Better,
+    /// The I/O engine for a real target: the test's, else the drive's, else `auto`.
+    pub engine: EngineChoice,
     /// Seed of the job's random streams, derived from the suite seed, test, variant and
     /// repeat (not the drive: every drive gets the same requests).
     pub seed: u64,
@@ -97,11 +100,15 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
         return Err(Error::Input(errors));
     }
     let mut jobs = Vec::new();
-    for (drive_id, _) in lab
+    for (drive_id, drive) in lab
         .drives
         .iter()
         .filter(|(d, _)| sel.drives.is_empty() || sel.drives.contains(d))
     {
+        let drive_engine = match &drive.spec.target {
+            TargetSpec::Path(p) => p.engine,
+            TargetSpec::Sim(_) => None,
+        };
         for suite in lab
             .suites
             .values()
@@ -129,6 +136,7 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
                             workload: workload.clone(),
                             metric: test.metric,
                             better: test.better,
+                            engine: test.engine.or(drive_engine).unwrap_or_default(),
                             seed,
                         });
                     }

@@ -8,12 +8,12 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::drive::{DriveSpec, TargetSpec};
-use crate::engine::{self, Tick};
+use crate::engine::{self, SampleSink, Tick};
 use crate::error::{Error, Result};
 use crate::lab::{sha256_hex, Lab};
 use crate::plan::{Job, Plan};
 use crate::store::{self, FileRef, JobManifest, SampleWriter, MANIFEST, MANIFEST_FORMAT};
-use crate::target::{self, Target, TargetKind};
+use crate::target::{self, EngineChoice, Target, TargetKind};
 
 /// roundup's git revision at build time (`unknown` outside a git checkout).
 pub const GIT_REVISION: &str = match option_env!("ROUNDUP_GIT_REVISION") {
@@ -26,6 +26,10 @@ pub const GIT_REVISION: &str = match option_env!("ROUNDUP_GIT_REVISION") {
 pub struct RunOptions {
     /// Skip jobs whose complete results (same plan) are already in the store.
     pub resume: bool,
+    /// The I/O engine for every real target, overriding suites and drives.
+    pub engine: Option<EngineChoice>,
+    /// Block devices (serials or kernel names) whose data write tests may destroy.
+    pub destroy_data: Vec<String>,
 }
 
 /// Receives what happens during a run (progress bars in the CLI, nothing in tests).
@@ -112,7 +116,7 @@ pub fn run(
         let jobs = &plan.jobs[i..end];
         let drive = &lab.drives[drive_id];
         let writes = jobs.iter().any(|j| j.workload.operation.writes());
-        match target::open(&drive.spec, &lab.root, writes)
+        match target::open(&drive.spec, &lab.root, writes, &opts.destroy_data)
             .and_then(|t| resolve_firmware(&drive.spec, t.as_ref()).map(|fw| (t, fw)))
         {
             Ok((target, (firmware, firmware_source))) => {
@@ -213,14 +217,17 @@ fn run_job(
     obs.job_started(index, total, job);
     store::invalidate(&dir)?;
     let started_at = now_rfc3339();
-    let mut writer = SampleWriter::create(&dir, &job.id)?;
-    let outcome = engine::run(
+    let writer = SampleWriter::create(&dir, &job.id)?;
+    let engine = opts.engine.unwrap_or(job.engine);
+    let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
+    let (outcome, engine_used) = engine::run(
         &job.workload,
         span,
         job.seed,
         g.target.as_mut(),
-        &mut writer,
-        &mut |t| obs.job_tick(job, t),
+        engine,
+        &sink,
+        &|t| obs.job_tick(job, t),
         stop,
     )?;
     let (rows, samples_sha256) = writer.finish()?;
@@ -243,6 +250,8 @@ fn run_job(
         workload: job.workload.describe(),
         metric: job.metric.key().to_string(),
         better: format!("{:?}", job.better).to_lowercase(),
+        engine: engine_used.to_string(),
+        engine_requested: engine.word().to_string(),
         seed: job.seed,
         suite_seed: suite.spec.seed,
         plan_hash: hash,

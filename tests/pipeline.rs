@@ -88,6 +88,7 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
         names,
         [
             "job",
+            "thread",
             "seq",
             "op",
             "offset",
@@ -118,7 +119,12 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
         serde_json::from_slice(&fs::read(one.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(m["samples_rows"], 2000);
     assert_eq!(m["target"]["kind"], "file");
-    assert_eq!(m["target"]["engine"], "psync");
+    assert_eq!(m["engine_requested"], "auto");
+    assert!(
+        m["engine"] == "io_uring" || m["engine"] == "psync",
+        "{}",
+        m["engine"]
+    );
     assert_eq!(m["clock"], "monotonic");
     assert_eq!(m["suite_file"]["path"], "suites/tiny.yaml");
     assert_eq!(m["suite_file"]["sha256"].as_str().unwrap().len(), 64);
@@ -230,7 +236,7 @@ import sys, glob, pyarrow.parquet as pq, duckdb
 files = sorted(glob.glob(sys.argv[1] + '/results/**/samples.parquet', recursive=True))
 rows = sum(pq.read_table(f).num_rows for f in files)
 t = pq.read_table(files[0])
-assert t.column_names == ['job','seq','op','offset','len','submit_ns','latency_ns','qd'], t.column_names
+assert t.column_names == ['job','thread','seq','op','offset','len','submit_ns','latency_ns','qd'], t.column_names
 con = duckdb.connect()
 n, drives = con.execute("select count(*), count(distinct drive) from read_parquet(?, hive_partitioning=true)", [sys.argv[1] + '/results/**/samples.parquet']).fetchone()
 print(len(files), rows, n, drives)
@@ -289,4 +295,45 @@ fn simulated_results_and_site_are_byte_identical() {
     );
     let page = fs::read_to_string(a.path().join("site/suites/tiny.html")).unwrap();
     assert!(page.contains("<p>Alpha leads.</p>"));
+}
+
+#[test]
+fn file_target_with_each_engine_and_threads() {
+    let lab = TestLab::new();
+    let suite = TINY_SUITE.replace(
+        "    queue_depth: 4\n    count: 2000\n",
+        "    queue_depth: 4\n    threads: 2\n    count: 2000\n",
+    );
+    lab.write("suites/tiny.yaml", &suite);
+    lab.file_drive("scratch", "32MiB");
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    for engine in ["io_uring", "psync"] {
+        let out = lab.roundup(&["run", "--engine", engine, "--test", "random-write-4k"]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        let dir = lab.path().join("results/drive=scratch/firmware=unknown/suite=tiny/test=random-write-4k/variant=data-incompressible/repeat=1");
+        let m: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["engine"], engine);
+        assert_eq!(m["engine_requested"], engine);
+        let df = read_parquet(&dir.join("samples.parquet"));
+        // Two threads, each keeping QD4 and each running the count.
+        assert_eq!(df.height(), 4000);
+        let threads: Vec<u32> = df
+            .column("thread")
+            .unwrap()
+            .u32()
+            .unwrap()
+            .unique()
+            .unwrap()
+            .sort(false)
+            .into_no_null_iter()
+            .collect();
+        assert_eq!(threads, [0, 1]);
+        assert_eq!(df.column("qd").unwrap().u32().unwrap().max(), Some(4));
+        // The simulated drive runs threads × depth in its one queue.
+        let sim = lab.path().join("results/drive=sim-a/firmware=A1/suite=tiny/test=random-write-4k/variant=data-incompressible/repeat=1/samples.parquet");
+        let df = read_parquet(&sim);
+        assert_eq!(df.column("qd").unwrap().u32().unwrap().max(), Some(8));
+        assert_eq!(df.height(), 2000);
+    }
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::suite::{Length, Workload};
-use crate::target::{AlignedBuf, Completion, Target};
+use crate::target::{AlignedBuf, Completion, EngineChoice, IoQueue, Target};
 use crate::workload::{compressed_fraction, DataFiller, IoRequest, IoSource, Op, SyntheticSource};
 
 /// One measured I/O.
@@ -79,35 +79,160 @@ const PROBE_EVERY: u64 = 512;
 /// At most this many blocks are compressed per job.
 const PROBE_MAX: u32 = 256;
 
-/// Runs one job's workload on `target` over `span` bytes with the job's `seed`.
-pub fn run(
-    workload: &Workload,
+/// How a job was run: the engine that served it and its shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Engine loops (threads), each with its own queue.
+    pub threads: u32,
+    /// I/Os each loop keeps in flight.
+    pub depth: u32,
+}
+
+/// The shape a workload runs in on `target`: `threads` loops of `queue_depth`, or one loop
+/// of `threads × queue_depth` on a target that serves only one queue.
+pub fn shape(w: &Workload, target: &dyn Target) -> Shape {
+    if w.threads > 1 && !target.parallel() {
+        Shape {
+            threads: 1,
+            depth: w.queue_depth * w.threads,
+        }
+    } else {
+        Shape {
+            threads: w.threads.max(1),
+            depth: w.queue_depth,
+        }
+    }
+}
+
+/// One loop's result, before the loops of a job are combined.
+#[derive(Default)]
+struct LoopResult {
+    out: Outcome,
+    first_measured: Option<u64>,
+    last_done: u64,
+    probe_in: u64,
+    probe_out: u64,
+}
+
+/// Runs one job's workload on `target` over `span` bytes with the job's `seed`, in the
+/// job's [`shape`]; `sink(t)` gives loop `t` its sample sink. Returns what the engine
+/// measured and the engine that served it.
+#[allow(clippy::too_many_arguments)]
+pub fn run<'s>(
+    w: &Workload,
     span: u64,
     seed: u64,
     target: &mut dyn Target,
-    sink: &mut dyn SampleSink,
-    progress: &mut dyn FnMut(Tick),
+    engine: EngineChoice,
+    sink: &dyn Fn(u32) -> Box<dyn SampleSink + Send + 's>,
+    progress: &(dyn Fn(Tick) + Sync),
     stop: &AtomicBool,
-) -> Result<Outcome> {
-    let mut source = SyntheticSource::new(workload, span, seed);
-    run_source(workload, &mut source, seed, target, sink, progress, stop)
+) -> Result<(Outcome, &'static str)> {
+    let shape = shape(w, target);
+    let needs_data = target.needs_data() && w.operation.writes();
+    let queues = target.queues(shape.threads, shape.depth, engine)?;
+    let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
+    let abort = AtomicBool::new(false);
+    let results: Vec<Result<LoopResult>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = queues
+            .into_iter()
+            .enumerate()
+            .map(|(t, mut queue)| {
+                let seed = if t == 0 {
+                    seed
+                } else {
+                    crate::workload::derive_seed(seed, &["thread", &t.to_string()])
+                };
+                let mut sink = sink(t as u32);
+                let abort = &abort;
+                scope.spawn(move || {
+                    let mut source = SyntheticSource::new(w, span, seed);
+                    let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
+                    let report = |tick: Tick| {
+                        if t == 0 {
+                            progress(tick)
+                        }
+                    };
+                    let r = run_loop(
+                        w,
+                        shape.depth,
+                        &mut source,
+                        &mut filler,
+                        needs_data,
+                        queue.as_mut(),
+                        sink.as_mut(),
+                        &report,
+                        stop,
+                        abort,
+                    );
+                    if r.is_err() {
+                        abort.store(true, Ordering::Relaxed);
+                    }
+                    r
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Target("an engine thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut total = LoopResult::default();
+    let mut first: Option<u64> = None;
+    for r in results {
+        let r = r?;
+        total.out.ios += r.out.ios;
+        total.out.bytes += r.out.bytes;
+        total.out.warmup_ios += r.out.warmup_ios;
+        total.out.end_ns = total.out.end_ns.max(r.out.end_ns);
+        total.last_done = total.last_done.max(r.last_done);
+        first = match (first, r.first_measured) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        total.probe_in += r.probe_in;
+        total.probe_out += r.probe_out;
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    let mut out = total.out;
+    out.measured_ns = first
+        .map(|f| total.last_done.saturating_sub(f))
+        .unwrap_or(0);
+    if w.operation.writes() && !needs_data {
+        // The target ignores data, so none was generated: measure what it would have been.
+        let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
+        let mut buf = vec![0u8; w.block_size.max() as usize];
+        for _ in 0..16 {
+            filler.fill(&mut buf);
+            total.probe_in += buf.len() as u64;
+            total.probe_out += (compressed_fraction(&buf) * buf.len() as f64) as u64;
+        }
+    }
+    out.compressed_fraction =
+        (total.probe_in > 0).then(|| total.probe_out as f64 / total.probe_in as f64);
+    Ok((out, engine_used))
 }
 
-/// Runs requests from any [`IoSource`] with a workload's queue depth, length and warm-up.
-pub fn run_source(
+/// One engine loop: keeps `depth` requests from `source` in flight on `queue`.
+#[allow(clippy::too_many_arguments)]
+fn run_loop(
     w: &Workload,
+    depth: u32,
     source: &mut dyn IoSource,
-    seed: u64,
-    target: &mut dyn Target,
+    filler: &mut DataFiller,
+    needs_data: bool,
+    queue: &mut dyn IoQueue,
     sink: &mut dyn SampleSink,
-    progress: &mut dyn FnMut(Tick),
+    progress: &dyn Fn(Tick),
     stop: &AtomicBool,
-) -> Result<Outcome> {
-    let needs_data = target.needs_data() && w.operation.writes();
-    let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
-    let depth = w.queue_depth;
+    abort: &AtomicBool,
+) -> Result<LoopResult> {
     let max_len = source.max_len() as usize;
-    let mut queue = target.queue(depth, w.operation.writes())?;
     let mut free: Vec<(u32, AlignedBuf)> = (0..depth)
         .rev()
         .map(|s| (s, AlignedBuf::new(max_len)))
@@ -119,14 +244,13 @@ pub fn run_source(
         Length::Duration(d) => (Some(warmup + d), None),
         Length::Count(n) => (None, Some(n)),
     };
-    let mut out = Outcome::default();
+    let mut r = LoopResult::default();
     let mut measured_issued = 0u64;
-    let mut first_measured: Option<u64> = None;
-    let mut last_done = 0u64;
     let mut outstanding = 0u32;
     let mut issuing = true;
     let mut since_tick = 0u64;
-    let (mut probe_in, mut probe_out, mut probes, mut writes) = (0u64, 0u64, 0u32, 0u64);
+    let mut writes = 0u64;
+    let mut probes = 0u32;
     loop {
         while issuing && outstanding < depth {
             let now = queue.now();
@@ -145,15 +269,15 @@ pub fn run_source(
                 let data = &mut buf.as_mut_slice()[..req.len as usize];
                 filler.fill(data);
                 if writes % PROBE_EVERY == 0 && probes < PROBE_MAX {
-                    probe_in += data.len() as u64;
-                    probe_out += (compressed_fraction(data) * data.len() as f64) as u64;
+                    r.probe_in += data.len() as u64;
+                    r.probe_out += (compressed_fraction(data) * data.len() as f64) as u64;
                     probes += 1;
                 }
                 writes += 1;
             }
             if now >= warmup {
                 measured_issued += 1;
-                first_measured.get_or_insert(now);
+                r.first_measured.get_or_insert(now);
             }
             outstanding += 1;
             inflight[slot as usize] = Some((req, now, outstanding));
@@ -171,10 +295,10 @@ pub fn run_source(
             if let Some(e) = c.error {
                 return Err(Error::Target(e));
             }
-            last_done = last_done.max(c.done_ns);
+            r.last_done = r.last_done.max(c.done_ns);
             if submit >= warmup {
-                out.ios += 1;
-                out.bytes += req.len as u64;
+                r.out.ios += 1;
+                r.out.bytes += req.len as u64;
                 sink.push(Sample {
                     seq: req.seq,
                     op: req.op,
@@ -185,7 +309,7 @@ pub fn run_source(
                     qd,
                 });
             } else {
-                out.warmup_ios += 1;
+                r.out.warmup_ios += 1;
             }
             free.push((c.slot, c.buf));
             since_tick += 1;
@@ -195,35 +319,22 @@ pub fn run_source(
             if stop.load(Ordering::Relaxed) {
                 return Err(Error::Interrupted);
             }
+            if abort.load(Ordering::Relaxed) {
+                issuing = false;
+            }
             let now = queue.now();
             let done = match (end_ns, count) {
                 (Some(e), _) => now as f64 / e.max(1) as f64,
-                (_, Some(c)) => out.ios as f64 / c as f64,
+                (_, Some(c)) => r.out.ios as f64 / c as f64,
                 _ => 0.0,
             };
             progress(Tick {
                 done: done.min(1.0),
-                ios: out.ios,
+                ios: r.out.ios,
                 measured_s: now.saturating_sub(warmup) as f64 / 1e9,
             });
         }
     }
-    out.end_ns = queue.now();
-    if w.operation.writes() && !needs_data {
-        // The target ignores data, so none was generated: measure what it would have been.
-        let mut buf = vec![0u8; w.block_size.max() as usize];
-        for _ in 0..16 {
-            filler.fill(&mut buf);
-            probe_in += buf.len() as u64;
-            probe_out += (compressed_fraction(&buf) * buf.len() as f64) as u64;
-        }
-    }
-    out.compressed_fraction = (probe_in > 0).then(|| probe_out as f64 / probe_in as f64);
-    out.measured_ns = first_measured
-        .map(|f| last_done.saturating_sub(f))
-        .unwrap_or(0);
-    if stop.load(Ordering::Relaxed) {
-        return Err(Error::Interrupted);
-    }
-    Ok(out)
+    r.out.end_ns = queue.now();
+    Ok(r)
 }

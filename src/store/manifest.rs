@@ -64,6 +64,10 @@ pub struct JobManifest {
     pub metric: String,
     /// `higher` or `lower`.
     pub better: String,
+    /// The engine that served the job (`io_uring`, `psync`, `sim-simple`).
+    pub engine: String,
+    /// The engine asked for (`auto`, `io_uring`, `psync`).
+    pub engine_requested: String,
     /// Seed of the job's random streams.
     pub seed: u64,
     /// The suite's base seed.

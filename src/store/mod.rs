@@ -10,7 +10,7 @@ mod manifest;
 mod writer;
 
 pub use manifest::{this_host, FileRef, Host, JobManifest, MANIFEST_FORMAT};
-pub use writer::SampleWriter;
+pub use writer::{sample_schema, SampleWriter, ThreadSink};
 
 use std::fs;
 use std::io::Write;

@@ -18,6 +18,7 @@ const CHUNK_ROWS: usize = 1 << 18;
 
 #[derive(Default)]
 struct Chunk {
+    thread: u32,
     seq: Vec<u64>,
     op: Vec<bool>,
     offset: Vec<u64>,
@@ -28,8 +29,9 @@ struct Chunk {
 }
 
 impl Chunk {
-    fn with_capacity(n: usize) -> Chunk {
+    fn with_capacity(thread: u32, n: usize) -> Chunk {
         Chunk {
+            thread,
             seq: Vec::with_capacity(n),
             op: Vec::with_capacity(n),
             offset: Vec::with_capacity(n),
@@ -55,6 +57,7 @@ impl Chunk {
             n,
             vec![
                 StringChunked::full("job".into(), job, n).into_column(),
+                UInt32Chunked::full("thread".into(), self.thread, n).into_column(),
                 Column::new("seq".into(), self.seq),
                 Column::new("op".into(), op),
                 Column::new("offset".into(), self.offset),
@@ -71,6 +74,7 @@ impl Chunk {
 pub fn sample_schema() -> Schema {
     Schema::from_iter([
         Field::new("job".into(), DataType::String),
+        Field::new("thread".into(), DataType::UInt32),
         Field::new("seq".into(), DataType::UInt64),
         Field::new("op".into(), DataType::String),
         Field::new("offset".into(), DataType::UInt64),
@@ -81,13 +85,53 @@ pub fn sample_schema() -> Schema {
     ])
 }
 
-/// Writes one job's samples to `DIR/samples.parquet` from a background thread.
+/// Writes one job's samples to `DIR/samples.parquet` from a background thread; each engine
+/// loop pushes into its own [`ThreadSink`].
 pub struct SampleWriter {
-    chunk: Chunk,
     tx: Option<SyncSender<Chunk>>,
     handle: Option<JoinHandle<Result<u64>>>,
     tmp: PathBuf,
     path: PathBuf,
+}
+
+/// One engine loop's sample buffer; full chunks go to the writer thread.
+pub struct ThreadSink {
+    chunk: Chunk,
+    tx: SyncSender<Chunk>,
+}
+
+impl ThreadSink {
+    fn flush(&mut self) {
+        let thread = self.chunk.thread;
+        let chunk = std::mem::replace(&mut self.chunk, Chunk::with_capacity(thread, CHUNK_ROWS));
+        // A send fails only if the writer thread stopped on an error, which finish() reports.
+        let _ = self.tx.send(chunk);
+    }
+}
+
+impl SampleSink for ThreadSink {
+    #[inline]
+    fn push(&mut self, s: Sample) {
+        let c = &mut self.chunk;
+        c.seq.push(s.seq);
+        c.op.push(s.op == Op::Write);
+        c.offset.push(s.offset);
+        c.len.push(s.len);
+        c.submit_ns.push(s.submit_ns);
+        c.latency_ns.push(s.latency_ns);
+        c.qd.push(s.qd);
+        if c.seq.len() >= CHUNK_ROWS {
+            self.flush();
+        }
+    }
+}
+
+impl Drop for ThreadSink {
+    fn drop(&mut self) {
+        if self.chunk.rows() > 0 {
+            self.flush();
+        }
+    }
 }
 
 impl SampleWriter {
@@ -122,7 +166,6 @@ impl SampleWriter {
             })
             .map_err(|e| Error::io(&tmp, e))?;
         Ok(SampleWriter {
-            chunk: Chunk::with_capacity(CHUNK_ROWS),
             tx: Some(tx),
             handle: Some(handle),
             tmp,
@@ -130,11 +173,12 @@ impl SampleWriter {
         })
     }
 
-    fn flush(&mut self) {
-        let chunk = std::mem::replace(&mut self.chunk, Chunk::with_capacity(CHUNK_ROWS));
-        if let Some(tx) = &self.tx {
-            // A send fails only if the thread stopped on an error, which finish() reports.
-            let _ = tx.send(chunk);
+    /// A sink for engine loop `thread`. Every sink must be dropped before [`finish`](Self::finish).
+    pub fn sink(&self, thread: u32) -> ThreadSink {
+        let tx = self.tx.clone().expect("a writer that is not finished");
+        ThreadSink {
+            chunk: Chunk::with_capacity(thread, CHUNK_ROWS),
+            tx,
         }
     }
 
@@ -149,12 +193,9 @@ impl SampleWriter {
         }
     }
 
-    /// Writes the remaining samples, syncs the file and renames it into place. Returns the
-    /// row count and the file's SHA-256.
+    /// Waits for the remaining samples, syncs the file and renames it into place. Returns
+    /// the row count and the file's SHA-256.
     pub fn finish(mut self) -> Result<(u64, String)> {
-        if self.chunk.rows() > 0 {
-            self.flush();
-        }
         let result = (|| {
             let rows = self.join()?;
             let bytes = fs::read(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
@@ -168,23 +209,6 @@ impl SampleWriter {
             let _ = fs::remove_file(&self.tmp);
         }
         result
-    }
-}
-
-impl SampleSink for SampleWriter {
-    #[inline]
-    fn push(&mut self, s: Sample) {
-        let c = &mut self.chunk;
-        c.seq.push(s.seq);
-        c.op.push(s.op == Op::Write);
-        c.offset.push(s.offset);
-        c.len.push(s.len);
-        c.submit_ns.push(s.submit_ns);
-        c.latency_ns.push(s.latency_ns);
-        c.qd.push(s.qd);
-        if c.seq.len() >= CHUNK_ROWS {
-            self.flush();
-        }
     }
 }
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::config::{
     describe, scalar, scalar_or_map, Count, Duration, Fraction, Node, QueueDepth, Scalar, Size,
 };
+use crate::target::EngineChoice;
 use crate::units::{size_token, SizeLabel};
 
 /// A suite as written in `suites/NAME.yaml`.
@@ -93,6 +94,8 @@ pub struct TestSpec {
     pub better: Better,
     /// Dimensions that multiply the test.
     pub variants: Variants,
+    /// The I/O engine for real targets, if the test names one.
+    pub engine: Option<EngineChoice>,
 }
 
 /// What a job does to a target: everything the I/O generator needs.
@@ -108,8 +111,10 @@ pub struct Workload {
     pub align: u64,
     /// How much of the target the offsets cover.
     pub span: Span,
-    /// I/Os kept outstanding.
+    /// I/Os kept outstanding by each engine thread.
     pub queue_depth: u32,
+    /// Engine threads, each with its own queue (CrystalDiskMark-style QD × threads).
+    pub threads: u32,
     /// How long the measured part runs.
     pub length: Length,
     /// Run time before the measured part, excluded from the results (ns).
@@ -597,8 +602,13 @@ impl Workload {
             Pattern::Random => "random",
             Pattern::Sequential => "sequential",
         };
+        let threads = if self.threads > 1 {
+            format!(" × {} threads", self.threads)
+        } else {
+            String::new()
+        };
         let mut s = format!(
-            "{} {} {}, QD{}, {}, {}",
+            "{} {} {}, QD{}{threads}, {}, {}",
             self.block_size.label(),
             pattern,
             self.operation.label(),
@@ -611,6 +621,10 @@ impl Workload {
         }
         s
     }
+}
+
+fn threads<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    crate::config::whole_number(d, 1, 256).map(|n| Some(n as u32))
 }
 
 /// The test as written; validated into [`TestSpec`].
@@ -626,6 +640,10 @@ struct RawTest {
     align: Option<Size>,
     span: Span,
     queue_depth: QueueDepth,
+    #[serde(default, deserialize_with = "threads")]
+    threads: Option<u32>,
+    #[serde(default)]
+    engine: Option<EngineChoice>,
     #[serde(default)]
     duration: Option<Duration>,
     #[serde(default)]
@@ -727,6 +745,7 @@ impl<'de> Deserialize<'de> for TestSpec {
                 align,
                 span: raw.span,
                 queue_depth: raw.queue_depth.0,
+                threads: raw.threads.unwrap_or(1),
                 length,
                 warmup_ns: raw.warmup.map(|w| w.0).unwrap_or(0),
                 data: raw.data.unwrap_or(DataKind::Incompressible),
@@ -736,6 +755,7 @@ impl<'de> Deserialize<'de> for TestSpec {
             better: raw.better.unwrap_or(raw.metric.default_better()),
             metric: raw.metric,
             variants: raw.variants,
+            engine: raw.engine,
         })
     }
 }

@@ -119,7 +119,8 @@ pub fn dev_numbers(meta: &fs::Metadata) -> (u32, u32) {
     (libc::major(dev), libc::minor(dev))
 }
 
-/// Refuses writes to a block device that holds data, unless `destroy` names it.
+/// Refuses writes to a block device that holds data, unless the drive file or the command
+/// line names it for destruction.
 ///
 /// Refused always: a device that is mounted, has a mounted partition, or is held by another
 /// device (LVM, md, dm-crypt): writing under a live user would corrupt it. Refused unless
@@ -130,7 +131,8 @@ pub fn guard_writes(
     path: &Path,
     file: &mut fs::File,
     meta: &fs::Metadata,
-    destroy: Option<&str>,
+    in_drive_file: Option<&str>,
+    on_command_line: &[String],
 ) -> Result<()> {
     let (major, minor) = dev_numbers(meta);
     let id = identity(major, minor);
@@ -194,7 +196,7 @@ pub fn guard_writes(
             ));
         }
     }
-    if destroy == Some(token.as_str()) {
+    if in_drive_file == Some(token.as_str()) || on_command_line.contains(&token) {
         return Ok(());
     }
     let hint = format!(
@@ -206,7 +208,8 @@ pub fn guard_writes(
     if let Some(sig) = signature(file)? {
         return refuse(format!("it carries {sig}; {hint}"));
     }
-    if let Some(d) = destroy {
+    if let Some(d) = in_drive_file {
+        // A drive file naming another device is a mistake worth saying, even on a blank one.
         return refuse(format!(
             "destroy_data names {d:?}, but this device is {token:?}"
         ));
@@ -259,4 +262,37 @@ pub fn signature(file: &mut fs::File) -> Result<Option<&'static str>> {
     } else {
         None
     })
+}
+
+/// The block devices the kernel reports (`/sys/block`), sorted by name, with their identity.
+/// Unused loop devices and zero-sized devices are left out.
+pub fn inventory() -> Vec<BTreeMap<String, String>> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir("/sys/block") else {
+        return out;
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    for name in names {
+        let dir = PathBuf::from("/sys/block").join(&name);
+        let Some((major, minor)) = read_trim(dir.join("dev")).and_then(|s| {
+            s.split_once(':')
+                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+        }) else {
+            continue;
+        };
+        let mut id = identity(major, minor);
+        if id.get("capacity_bytes").is_none_or(|c| c == "0") {
+            continue;
+        }
+        if let Some(backing) = read_trim(dir.join("loop/backing_file")) {
+            id.insert("backing_file".into(), backing);
+        }
+        id.insert("path".into(), format!("/dev/{name}"));
+        out.push(id);
+    }
+    out
 }

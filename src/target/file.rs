@@ -10,7 +10,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetInfo, TargetKind};
+use super::uring::UringQueue;
+use super::{
+    device, AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo, TargetKind,
+};
 use crate::drive::PathTarget;
 use crate::error::{Error, Result};
 use crate::suite::DataKind;
@@ -57,7 +60,13 @@ fn open_direct(path: &Path, write: bool, create: bool) -> Result<File> {
 
 impl FileTarget {
     /// Opens (or creates and fills) the target of drive `drive`.
-    pub fn open(drive: &str, path: &Path, spec: &PathTarget, writes: bool) -> Result<FileTarget> {
+    pub fn open(
+        drive: &str,
+        path: &Path,
+        spec: &PathTarget,
+        writes: bool,
+        destroy: &[String],
+    ) -> Result<FileTarget> {
         let meta = match fs::metadata(path) {
             Ok(m) => m,
             Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -82,7 +91,13 @@ impl FileTarget {
             if writes {
                 // Buffered reads for the signature check: open a second handle.
                 let mut plain = File::open(path).map_err(|e| Error::io(path, e))?;
-                device::guard_writes(path, &mut plain, &meta, spec.destroy_data.as_deref())?;
+                device::guard_writes(
+                    path,
+                    &mut plain,
+                    &meta,
+                    spec.destroy_data.as_deref(),
+                    destroy,
+                )?;
             }
             Ok(FileTarget {
                 file: Arc::new(file),
@@ -92,7 +107,6 @@ impl FileTarget {
                     capacity,
                     logical_block: logical,
                     physical_block: physical,
-                    engine: "psync".into(),
                     identity,
                 },
             })
@@ -134,7 +148,6 @@ impl FileTarget {
                     capacity: meta.len() / logical as u64 * logical as u64,
                     logical_block: logical,
                     physical_block: physical,
-                    engine: "psync".into(),
                     identity,
                 },
             })
@@ -189,12 +202,38 @@ impl Target for FileTarget {
         &self.info
     }
 
-    fn queue(&mut self, depth: u32, _writes: bool) -> Result<Box<dyn IoQueue + '_>> {
-        Ok(Box::new(PsyncQueue::new(
-            self.file.clone(),
-            depth,
-            self.info.path.clone().unwrap_or_default(),
-        )))
+    fn parallel(&self) -> bool {
+        true
+    }
+
+    fn queues(
+        &mut self,
+        threads: u32,
+        depth: u32,
+        engine: EngineChoice,
+    ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
+        let origin = Instant::now();
+        let name = self.info.path.clone().unwrap_or_default();
+        let mut out: Vec<Box<dyn IoQueue + Send + '_>> = Vec::new();
+        for _ in 0..threads {
+            let uring = match engine {
+                EngineChoice::Psync => None,
+                EngineChoice::Auto => UringQueue::new(self.file.clone(), depth, origin, name.clone()).ok(),
+                EngineChoice::IoUring => Some(UringQueue::new(self.file.clone(), depth, origin, name.clone()).map_err(|e| {
+                    Error::Target(format!("{name}: io_uring is not available here ({e}); use `engine: psync` or `auto`"))
+                })?),
+            };
+            match uring {
+                Some(q) => out.push(Box::new(q)),
+                None => out.push(Box::new(PsyncQueue::new(
+                    self.file.clone(),
+                    depth,
+                    origin,
+                    name.clone(),
+                ))),
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -209,8 +248,7 @@ struct PsyncQueue {
 }
 
 impl PsyncQueue {
-    fn new(file: Arc<File>, depth: u32, name: String) -> PsyncQueue {
-        let origin = Instant::now();
+    fn new(file: Arc<File>, depth: u32, origin: Instant, name: String) -> PsyncQueue {
         let (done_tx, done) = channel::<Completion>();
         let mut senders = Vec::new();
         let mut workers = Vec::new();
@@ -261,6 +299,10 @@ impl PsyncQueue {
 impl IoQueue for PsyncQueue {
     fn now(&self) -> u64 {
         self.origin.elapsed().as_nanos() as u64
+    }
+
+    fn engine(&self) -> &'static str {
+        "psync"
     }
 
     fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {

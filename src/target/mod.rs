@@ -6,6 +6,7 @@ mod buffer;
 pub mod device;
 mod file;
 pub mod sim;
+mod uring;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -47,8 +48,6 @@ pub struct TargetInfo {
     pub logical_block: u32,
     /// Physical block size, where known.
     pub physical_block: u32,
-    /// The I/O engine or model serving the target (`psync`, `sim-simple`).
-    pub engine: String,
     /// Identity read from the device (model, serial, firmware, rotational, scheduler...).
     pub identity: BTreeMap<String, String>,
 }
@@ -66,11 +65,49 @@ pub struct Completion {
     pub error: Option<String>,
 }
 
+/// Which I/O engine serves a real target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineChoice {
+    /// io_uring where the kernel offers it, otherwise psync.
+    #[default]
+    Auto,
+    /// io_uring only.
+    IoUring,
+    /// A thread per slot doing pread/pwrite.
+    Psync,
+}
+
+impl EngineChoice {
+    /// The word used in files and on the command line.
+    pub fn word(&self) -> &'static str {
+        match self {
+            EngineChoice::Auto => "auto",
+            EngineChoice::IoUring => "io_uring",
+            EngineChoice::Psync => "psync",
+        }
+    }
+}
+
+impl std::str::FromStr for EngineChoice {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "auto" => Ok(EngineChoice::Auto),
+            "io_uring" => Ok(EngineChoice::IoUring),
+            "psync" => Ok(EngineChoice::Psync),
+            other => Err(format!("expected auto, io_uring or psync, found {other:?}")),
+        }
+    }
+}
+
 /// A queue of in-flight I/Os for one job. The engine owns the loop; the queue only submits
 /// and reaps.
 pub trait IoQueue {
-    /// Nanoseconds on this queue's clock since it opened.
+    /// Nanoseconds on this queue's clock since the job started.
     fn now(&self) -> u64;
+    /// The engine serving the queue: `io_uring`, `psync` or the simulation model.
+    fn engine(&self) -> &'static str;
     /// Starts `req` on `slot` with `buf` (its first `req.len` bytes are the data of a write);
     /// the buffer comes back with the completion.
     fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()>;
@@ -87,13 +124,30 @@ pub trait Target: Send {
     fn needs_data(&self) -> bool {
         true
     }
-    /// Opens a queue with `depth` slots for a job; `writes` says whether it will write.
-    fn queue(&mut self, depth: u32, writes: bool) -> Result<Box<dyn IoQueue + '_>>;
+    /// Whether the target serves several queues at once (one per engine thread). A target
+    /// that does not (a simulation, whose state one queue owns) runs `threads × depth` in
+    /// one queue instead.
+    fn parallel(&self) -> bool {
+        false
+    }
+    /// Opens `threads` queues of `depth` slots for a job, sharing one clock.
+    fn queues(
+        &mut self,
+        threads: u32,
+        depth: u32,
+        engine: EngineChoice,
+    ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>>;
 }
 
 /// Opens the target of a drive. `writes` says whether the planned jobs write, so that the
-/// safety checks run before anything is touched.
-pub fn open(spec: &DriveSpec, lab_root: &Path, writes: bool) -> Result<Box<dyn Target>> {
+/// safety checks run before anything is touched; `destroy` adds device names (from the
+/// command line) whose data may be destroyed, beside the drive file's `destroy_data`.
+pub fn open(
+    spec: &DriveSpec,
+    lab_root: &Path,
+    writes: bool,
+    destroy: &[String],
+) -> Result<Box<dyn Target>> {
     match &spec.target {
         TargetSpec::Sim(sim) => Ok(Box::new(SimpleSim::new(spec, sim)?)),
         TargetSpec::Path(p) => {
@@ -102,7 +156,9 @@ pub fn open(spec: &DriveSpec, lab_root: &Path, writes: bool) -> Result<Box<dyn T
             } else {
                 lab_root.join(&p.path)
             };
-            Ok(Box::new(FileTarget::open(&spec.id.0, &path, p, writes)?))
+            Ok(Box::new(FileTarget::open(
+                &spec.id.0, &path, p, writes, destroy,
+            )?))
         }
     }
 }

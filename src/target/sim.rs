@@ -13,7 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::{AlignedBuf, Completion, IoQueue, Target, TargetInfo, TargetKind};
+use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
 use crate::drive::{DriveSpec, SimSpec};
 use crate::error::{Error, Result};
 use crate::suite::Workload;
@@ -94,7 +94,6 @@ impl SimpleSim {
                 capacity: drive.capacity / logical * logical,
                 logical_block: logical as u32,
                 physical_block: logical as u32,
-                engine: "sim-simple".into(),
                 identity,
             },
             p,
@@ -185,14 +184,24 @@ impl Target for SimpleSim {
         false
     }
 
-    fn queue(&mut self, depth: u32, _writes: bool) -> Result<Box<dyn IoQueue + '_>> {
+    fn queues(
+        &mut self,
+        threads: u32,
+        depth: u32,
+        _engine: EngineChoice,
+    ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
+        if threads != 1 {
+            return Err(Error::Target(
+                "a simulated drive serves one queue; run threads × depth in it".into(),
+            ));
+        }
         let origin = self.clock;
-        Ok(Box::new(SimQueue {
+        Ok(vec![Box::new(SimQueue {
             origin,
             sim: self,
             pending: BinaryHeap::with_capacity(depth as usize),
             bufs: (0..depth).map(|_| None).collect(),
-        }))
+        })])
     }
 }
 
@@ -207,6 +216,10 @@ struct SimQueue<'a> {
 impl IoQueue for SimQueue<'_> {
     fn now(&self) -> u64 {
         self.sim.clock - self.origin
+    }
+
+    fn engine(&self) -> &'static str {
+        "sim-simple"
     }
 
     fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {

@@ -112,6 +112,7 @@ mod tests {
             align,
             span: Span::Bytes(1 << 30),
             queue_depth: 1,
+            threads: 1,
             length: Length::Count(1),
             warmup_ns: 0,
             data: DataKind::Incompressible,

@@ -1,0 +1,161 @@
+//! The io_uring engine for files and block devices: one ring per queue, one registered slot
+//! per in-flight I/O. Requests pushed by the engine are submitted together when it reaps,
+//! and completions are stamped as they are drained.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::time::Instant;
+
+use io_uring::{opcode, types, IoUring};
+
+use super::{AlignedBuf, Completion, IoQueue};
+use crate::error::{Error, Result};
+use crate::workload::{IoRequest, Op};
+
+/// A queue on an io_uring ring.
+pub struct UringQueue {
+    ring: IoUring,
+    file: Arc<File>,
+    origin: Instant,
+    slots: Vec<Option<(AlignedBuf, IoRequest)>>,
+    inflight: usize,
+    name: String,
+}
+
+impl UringQueue {
+    /// A ring with room for `depth` I/Os on `file`; fails where the kernel offers no io_uring.
+    pub fn new(
+        file: Arc<File>,
+        depth: u32,
+        origin: Instant,
+        name: String,
+    ) -> std::io::Result<UringQueue> {
+        let entries = depth.max(1).next_power_of_two();
+        let ring = IoUring::new(entries)?;
+        Ok(UringQueue {
+            ring,
+            file,
+            origin,
+            slots: (0..depth).map(|_| None).collect(),
+            inflight: 0,
+            name,
+        })
+    }
+
+    fn wait(&mut self) -> std::io::Result<()> {
+        loop {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl IoQueue for UringQueue {
+    fn now(&self) -> u64 {
+        self.origin.elapsed().as_nanos() as u64
+    }
+
+    fn engine(&self) -> &'static str {
+        "io_uring"
+    }
+
+    fn submit(&mut self, slot: u32, req: IoRequest, mut buf: AlignedBuf) -> Result<()> {
+        let fd = types::Fd(self.file.as_raw_fd());
+        let ptr = buf.as_mut_ptr();
+        let entry = match req.op {
+            Op::Read => opcode::Read::new(fd, ptr, req.len)
+                .offset(req.offset)
+                .build(),
+            Op::Write => opcode::Write::new(fd, ptr as *const u8, req.len)
+                .offset(req.offset)
+                .build(),
+        }
+        .user_data(slot as u64);
+        // The buffer stays in its slot (alive, unmoved on the heap) until its completion.
+        self.slots[slot as usize] = Some((buf, req));
+        // SAFETY: the entry's buffer is owned by self.slots until the completion is reaped,
+        // and Drop drains every in-flight I/O before the buffers are freed.
+        let pushed = unsafe { self.ring.submission().push(&entry) };
+        if pushed.is_err() {
+            self.slots[slot as usize] = None;
+            return Err(Error::Target(format!(
+                "{}: the io_uring submission queue is full",
+                self.name
+            )));
+        }
+        self.inflight += 1;
+        Ok(())
+    }
+
+    fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
+        let before = out.len();
+        while out.len() == before {
+            self.wait()
+                .map_err(|e| Error::Target(format!("{}: io_uring: {e}", self.name)))?;
+            let done_ns = self.now();
+            let cqes: Vec<(u64, i32)> = self
+                .ring
+                .completion()
+                .map(|c| (c.user_data(), c.result()))
+                .collect();
+            for (slot, res) in cqes {
+                let Some((buf, req)) = self.slots.get_mut(slot as usize).and_then(Option::take)
+                else {
+                    return Err(Error::Target(format!(
+                        "{}: io_uring completed an unknown slot {slot}",
+                        self.name
+                    )));
+                };
+                self.inflight -= 1;
+                let error = if res < 0 {
+                    Some(format!(
+                        "{}: {} of {} bytes at offset {}: {}",
+                        self.name,
+                        req.op.word(),
+                        req.len,
+                        req.offset,
+                        std::io::Error::from_raw_os_error(-res)
+                    ))
+                } else if res as u32 != req.len {
+                    Some(format!(
+                        "{}: short {} at offset {}: {res} of {} bytes",
+                        self.name,
+                        req.op.word(),
+                        req.offset,
+                        req.len
+                    ))
+                } else {
+                    None
+                };
+                out.push(Completion {
+                    slot: slot as u32,
+                    buf,
+                    done_ns,
+                    error,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for UringQueue {
+    fn drop(&mut self) {
+        // Never free a buffer the kernel may still write into.
+        while self.inflight > 0 {
+            if self.wait().is_err() {
+                // The kernel may still own them: leak the buffers rather than free them.
+                for s in self.slots.drain(..) {
+                    std::mem::forget(s);
+                }
+                return;
+            }
+            let n = self.ring.completion().count();
+            self.inflight = self.inflight.saturating_sub(n);
+        }
+    }
+}
