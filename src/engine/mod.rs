@@ -124,7 +124,7 @@ pub fn run<'s>(
     seed: u64,
     target: &mut dyn Target,
     engine: EngineChoice,
-    sink: &dyn Fn(u32) -> Box<dyn SampleSink + Send + 's>,
+    sink: &(dyn Fn(u32) -> Box<dyn SampleSink + Send + 's> + Sync),
     progress: &(dyn Fn(Tick) + Sync),
     stop: &AtomicBool,
 ) -> Result<(Outcome, &'static str)> {
@@ -133,53 +133,60 @@ pub fn run<'s>(
     let queues = target.queues(shape.threads, shape.depth, engine)?;
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
     let abort = AtomicBool::new(false);
-    let results: Vec<Result<LoopResult>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = queues
-            .into_iter()
-            .enumerate()
-            .map(|(t, mut queue)| {
-                let seed = if t == 0 {
-                    seed
-                } else {
-                    crate::workload::derive_seed(seed, &["thread", &t.to_string()])
-                };
-                let mut sink = sink(t as u32);
-                let abort = &abort;
-                scope.spawn(move || {
-                    let mut source = SyntheticSource::new(w, span, seed);
-                    let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
-                    let report = |tick: Tick| {
-                        if t == 0 {
-                            progress(tick)
-                        }
-                    };
-                    let r = run_loop(
-                        w,
-                        shape.depth,
-                        &mut source,
-                        &mut filler,
-                        needs_data,
-                        queue.as_mut(),
-                        sink.as_mut(),
-                        &report,
-                        stop,
-                        abort,
-                    );
-                    if r.is_err() {
-                        abort.store(true, Ordering::Relaxed);
-                    }
-                    r
+    let run_one = |t: usize, queue: &mut dyn IoQueue| {
+        let seed = if t == 0 {
+            seed
+        } else {
+            crate::workload::derive_seed(seed, &["thread", &t.to_string()])
+        };
+        let mut sink = sink(t as u32);
+        let mut source = SyntheticSource::new(w, span, seed);
+        let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
+        let report = |tick: Tick| {
+            if t == 0 {
+                progress(tick)
+            }
+        };
+        let r = run_loop(
+            w,
+            shape.depth,
+            &mut source,
+            &mut filler,
+            needs_data,
+            queue,
+            sink.as_mut(),
+            &report,
+            stop,
+            &abort,
+        );
+        if r.is_err() {
+            abort.store(true, Ordering::Relaxed);
+        }
+        r
+    };
+    let mut queues = queues;
+    let results: Vec<Result<LoopResult>> = if queues.len() == 1 {
+        // One loop runs on this thread, where its queue was opened.
+        vec![run_one(0, queues[0].as_mut())]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = queues
+                .iter_mut()
+                .enumerate()
+                .map(|(t, queue)| {
+                    let run_one = &run_one;
+                    scope.spawn(move || run_one(t, queue.as_mut()))
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::Target("an engine thread panicked".into())))
-            })
-            .collect()
-    });
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::Target("an engine thread panicked".into())))
+                })
+                .collect()
+        })
+    };
     let mut total = LoopResult::default();
     let mut first: Option<u64> = None;
     for r in results {

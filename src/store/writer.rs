@@ -153,6 +153,8 @@ impl SampleWriter {
                 };
                 let mut writer = ParquetWriter::new(file)
                     .with_compression(ParquetCompression::Zstd(None))
+                    // Encode on this thread only: the engine needs the other cores.
+                    .set_parallel(false)
                     .batched(&sample_schema())
                     .map_err(store_err)?;
                 let mut rows = 0u64;

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# roundup side by side with fio: the same jobs on the same targets in one run, alternating,
+# with the ratios roundup/fio of IOPS, QD1 mean latency and CPU time per I/O.
+#
+#   benches/vs-fio.sh [--runtime SECONDS] [--rounds N] [--targets file,zram,loop] [--out FILE]
+#
+# Needs root (zram, loop devices), fio (apt-get install fio) and a release build. Everything
+# it sets up (zram disksize, loop devices, files under /tmp/roundup-vs-fio) is reset at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/roundup-target}"
+cargo build --release --quiet
+exec python3 benches/vs_fio.py --roundup "$CARGO_TARGET_DIR/release/roundup" "$@"
