@@ -1,7 +1,10 @@
 //! The background sample writer: the engine pushes samples into column buffers; full
-//! chunks go over a bounded channel to a thread that encodes them into Parquet with polars.
+//! chunks go over a bounded channel to a thread that spills them, raw, to a temporary file
+//! while the job runs, and encodes them into Parquet with polars when the job is over, so
+//! that compression never competes with the engine during the measurement.
 
 use std::fs::{self, File};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
@@ -46,6 +49,76 @@ impl Chunk {
         self.seq.len()
     }
 
+    /// Appends the chunk to a spill file: thread, row count, then each column, little-endian.
+    fn write_raw(&self, w: &mut impl Write) -> std::io::Result<()> {
+        let n = self.rows();
+        let mut buf = Vec::with_capacity(12 + n * 41);
+        buf.extend_from_slice(&self.thread.to_le_bytes());
+        buf.extend_from_slice(&(n as u64).to_le_bytes());
+        self.seq
+            .iter()
+            .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+        self.op.iter().for_each(|v| buf.push(*v as u8));
+        self.offset
+            .iter()
+            .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+        self.len
+            .iter()
+            .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+        self.submit_ns
+            .iter()
+            .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+        self.latency_ns
+            .iter()
+            .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+        self.qd
+            .iter()
+            .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+        w.write_all(&buf)
+    }
+
+    /// Reads the next chunk written by [`write_raw`](Self::write_raw), or `None` at the end.
+    fn read_raw(r: &mut impl Read) -> std::io::Result<Option<Chunk>> {
+        let mut head = [0u8; 12];
+        match r.read_exact(&mut head) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(e),
+        }
+        let thread = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let n = u64::from_le_bytes([
+            head[4], head[5], head[6], head[7], head[8], head[9], head[10], head[11],
+        ]) as usize;
+        let mut body = vec![0u8; n * 41];
+        r.read_exact(&mut body)?;
+        let (seq, rest) = body.split_at(n * 8);
+        let (op, rest) = rest.split_at(n);
+        let (offset, rest) = rest.split_at(n * 8);
+        let (len, rest) = rest.split_at(n * 4);
+        let (submit_ns, rest) = rest.split_at(n * 8);
+        let (latency_ns, qd) = rest.split_at(n * 8);
+        let u64s = |b: &[u8]| {
+            b.chunks_exact(8)
+                .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .collect::<Vec<_>>()
+        };
+        let u32s = |b: &[u8]| {
+            b.chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect::<Vec<_>>()
+        };
+        Ok(Some(Chunk {
+            thread,
+            seq: u64s(seq),
+            op: op.iter().map(|b| *b != 0).collect(),
+            offset: u64s(offset),
+            len: u32s(len),
+            submit_ns: u64s(submit_ns),
+            latency_ns: u64s(latency_ns),
+            qd: u32s(qd),
+        }))
+    }
+
     fn into_frame(self, job: &str) -> PolarsResult<DataFrame> {
         let n = self.rows();
         let op: Vec<&str> = self
@@ -83,6 +156,41 @@ pub fn sample_schema() -> Schema {
         Field::new("latency_ns".into(), DataType::UInt64),
         Field::new("qd".into(), DataType::UInt32),
     ])
+}
+
+/// The writer thread: spills chunks while the senders live, then encodes the spill.
+fn spill_then_encode(
+    rx: std::sync::mpsc::Receiver<Chunk>,
+    spill: &Path,
+    file: File,
+    job: &str,
+    tmp: &Path,
+) -> Result<u64> {
+    let io_err = |e: std::io::Error| Error::io(spill, e);
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(spill).map_err(io_err)?);
+    let mut rows = 0u64;
+    for chunk in rx {
+        rows += chunk.rows() as u64;
+        chunk.write_raw(&mut out).map_err(io_err)?;
+    }
+    out.flush().map_err(io_err)?;
+    drop(out);
+    let store_err = |e: PolarsError| Error::Store {
+        path: tmp.to_path_buf(),
+        message: e.to_string(),
+    };
+    let mut writer = ParquetWriter::new(file)
+        .with_compression(ParquetCompression::Zstd(None))
+        .batched(&sample_schema())
+        .map_err(store_err)?;
+    let mut input = BufReader::with_capacity(1 << 20, File::open(spill).map_err(io_err)?);
+    while let Some(chunk) = Chunk::read_raw(&mut input).map_err(io_err)? {
+        writer
+            .write_batch(&chunk.into_frame(job).map_err(store_err)?)
+            .map_err(store_err)?;
+    }
+    writer.finish().map_err(store_err)?;
+    Ok(rows)
 }
 
 /// Writes one job's samples to `DIR/samples.parquet` from a background thread; each engine
@@ -144,27 +252,13 @@ impl SampleWriter {
         let (tx, rx) = sync_channel::<Chunk>(4);
         let job = job.to_string();
         let tmp_for_thread = tmp.clone();
+        let spill = temp_name(&dir.join("samples.spill"));
         let handle = std::thread::Builder::new()
             .name("sample-writer".into())
             .spawn(move || -> Result<u64> {
-                let store_err = |e: PolarsError| Error::Store {
-                    path: tmp_for_thread.clone(),
-                    message: e.to_string(),
-                };
-                let mut writer = ParquetWriter::new(file)
-                    .with_compression(ParquetCompression::Zstd(None))
-                    // Encode on this thread only: the engine needs the other cores.
-                    .set_parallel(false)
-                    .batched(&sample_schema())
-                    .map_err(store_err)?;
-                let mut rows = 0u64;
-                for chunk in rx {
-                    rows += chunk.rows() as u64;
-                    let df = chunk.into_frame(&job).map_err(store_err)?;
-                    writer.write_batch(&df).map_err(store_err)?;
-                }
-                writer.finish().map_err(store_err)?;
-                Ok(rows)
+                let result = spill_then_encode(rx, &spill, file, &job, &tmp_for_thread);
+                let _ = fs::remove_file(&spill);
+                result
             })
             .map_err(|e| Error::io(&tmp, e))?;
         Ok(SampleWriter {
