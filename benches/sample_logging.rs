@@ -13,17 +13,10 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
 use roundup::drive::PathTarget;
-use roundup::engine::{self, Sample, SampleSink};
+use roundup::engine::{self, Discard, SampleSink};
 use roundup::store::SampleWriter;
 use roundup::suite::{BlockSizes, DataKind, Length, Operation, Pattern, Span, Workload};
 use roundup::target::{EngineChoice, FileTarget, Target};
-
-struct Discard;
-impl SampleSink for Discard {
-    fn push(&mut self, s: Sample) {
-        std::hint::black_box(s);
-    }
-}
 
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
@@ -88,6 +81,8 @@ fn main() {
         warmup_ns: 0,
         data: DataKind::Incompressible,
         compressible_fraction: 0.25,
+        precondition: Default::default(),
+        steady_state: None,
     };
     let span = t.info().capacity.min(1 << 30);
     let stop = AtomicBool::new(false);

@@ -12,7 +12,10 @@ use crate::engine::{self, SampleSink, Tick};
 use crate::error::{Error, Result};
 use crate::lab::{sha256_hex, Lab};
 use crate::plan::{Job, Plan};
-use crate::store::{self, FileRef, JobManifest, SampleWriter, MANIFEST, MANIFEST_FORMAT};
+use crate::store::{
+    self, FileRef, JobManifest, PreconditionRecord, SampleWriter, MANIFEST, MANIFEST_FORMAT,
+};
+use crate::suite::{BlockSizes, DataKind, Length, Operation, Pattern, Span, Workload};
 use crate::target::{self, EngineChoice, Target, TargetKind};
 
 /// roundup's git revision at build time (`unknown` outside a git checkout).
@@ -115,7 +118,7 @@ pub fn run(
             .unwrap_or(plan.jobs.len());
         let jobs = &plan.jobs[i..end];
         let drive = &lab.drives[drive_id];
-        let writes = jobs.iter().any(|j| j.workload.operation.writes());
+        let writes = jobs.iter().any(|j| j.workload.writes());
         match target::open(&drive.spec, &lab.root, writes, &opts.destroy_data)
             .and_then(|t| resolve_firmware(&drive.spec, t.as_ref()).map(|fw| (t, fw)))
         {
@@ -217,8 +220,13 @@ fn run_job(
     obs.job_started(index, total, job);
     store::invalidate(&dir)?;
     let started_at = now_rfc3339();
-    let writer = SampleWriter::create(&dir, &job.id)?;
     let engine = opts.engine.unwrap_or(job.engine);
+    let precondition = if job.repeat == 1 {
+        precondition(g.target.as_mut(), job, span, engine, stop)?
+    } else {
+        None
+    };
+    let writer = SampleWriter::create(&dir, &job.id)?;
     let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
     let (outcome, engine_used) = engine::run(
         &job.workload,
@@ -275,6 +283,7 @@ fn run_job(
         started_at,
         finished_at: now_rfc3339(),
         warmup_ns: job.workload.warmup_ns,
+        precondition,
         outcome,
         samples_rows: rows,
         samples_sha256,
@@ -287,4 +296,51 @@ fn run_job(
     store::write_atomic(&dir.join(MANIFEST), &json)?;
     obs.job_finished(job, &manifest);
     Ok(true)
+}
+
+/// Purges and fills the span as the test asks, before its first repeat.
+fn precondition(
+    target: &mut dyn Target,
+    job: &Job,
+    span: u64,
+    engine: EngineChoice,
+    stop: &AtomicBool,
+) -> Result<Option<PreconditionRecord>> {
+    let p = job.workload.precondition;
+    if !p.purge && p.fill == 0 {
+        return Ok(None);
+    }
+    if p.purge {
+        target.trim(0, span)?;
+    }
+    let mut record = PreconditionRecord {
+        purged: p.purge,
+        fill_passes: p.fill,
+        fill_bytes: 0,
+        fill_seconds: 0.0,
+    };
+    if p.fill > 0 {
+        const BLOCK: u64 = 128 * 1024;
+        let fill = Workload {
+            operation: Operation { read_percent: 0 },
+            pattern: Pattern::Sequential,
+            block_size: BlockSizes(vec![(BLOCK, 1)]),
+            align: BLOCK,
+            span: Span::Bytes(span),
+            queue_depth: 4,
+            threads: 1,
+            length: Length::Count(span / BLOCK * p.fill as u64),
+            warmup_ns: 0,
+            data: DataKind::Incompressible,
+            compressible_fraction: 1.0,
+            precondition: Default::default(),
+            steady_state: None,
+        };
+        let discard = |_: u32| -> Box<dyn SampleSink + Send> { Box::new(engine::Discard) };
+        let seed = crate::workload::derive_seed(job.seed, &["fill"]);
+        let (out, _) = engine::run(&fill, span, seed, target, engine, &discard, &|_| {}, stop)?;
+        record.fill_bytes = out.bytes;
+        record.fill_seconds = out.end_ns as f64 / 1e9;
+    }
+    Ok(Some(record))
 }

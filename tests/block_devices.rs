@@ -205,3 +205,72 @@ fn partition_table_guards_the_data() {
         stderr(&out)
     );
 }
+
+#[test]
+fn purge_discards_a_block_device() {
+    let Some(dev) = Loop::new(64 << 20) else {
+        return;
+    };
+    let lab = TestLab::new();
+    lab.write(
+        "suites/p.yaml",
+        "name: p\ntitle: Purge\ntests:\n  - {id: r, title: R, operation: read, pattern: random, block_size: 4KiB, span: 16MiB, queue_depth: 4, count: 500, metric: iops, precondition: {purge: true, fill: 1}}\n",
+    );
+    drive(&lab, "blank", &dev.dev, "");
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m = lab.path().join(
+        "results/drive=blank/firmware=unknown/suite=p/test=r/variant=base/repeat=1/manifest.json",
+    );
+    let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
+    assert_eq!(m["precondition"]["purged"], true);
+    assert_eq!(m["precondition"]["fill_bytes"], 16u64 << 20);
+}
+
+/// zram: a RAM-backed, compressing block device. Sized for the test and reset after it.
+struct Zram;
+
+impl Zram {
+    fn new(size: u64) -> Option<Zram> {
+        let current = fs::read_to_string("/sys/block/zram0/disksize").ok()?;
+        if current.trim() != "0" {
+            eprintln!("skipped: /dev/zram0 is in use");
+            return None;
+        }
+        if fs::write("/sys/block/zram0/disksize", size.to_string()).is_err() {
+            eprintln!("skipped: cannot size /dev/zram0 (root needed)");
+            return None;
+        }
+        Some(Zram)
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        let _ = fs::write("/sys/block/zram0/reset", "1");
+    }
+}
+
+#[test]
+fn suite_runs_on_zram_with_both_engines() {
+    let Some(_zram) = Zram::new(64 << 20) else {
+        return;
+    };
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    drive(&lab, "zram", "/dev/zram0", "");
+    for engine in ["io_uring", "psync"] {
+        let out = lab.roundup(&["run", "--engine", engine]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        let m = lab.path().join("results/drive=zram/firmware=unknown/suite=tiny/test=random-write-4k/variant=data-compressible/repeat=1/manifest.json");
+        let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
+        assert_eq!(m["engine"], engine);
+        assert_eq!(m["target"]["identity"]["kernel_name"], "zram0");
+        // What "compressible" meant, measured on the data written.
+        let f = m["outcome"]["compressed_fraction"].as_f64().unwrap();
+        assert!(
+            (f - 0.25).abs() < 0.05,
+            "compressible data compressed to {f}"
+        );
+    }
+}

@@ -337,3 +337,81 @@ fn file_target_with_each_engine_and_threads() {
         assert_eq!(df.height(), 2000);
     }
 }
+
+#[test]
+fn steady_state_rounds_are_recorded_and_the_window_is_reported() {
+    let lab = TestLab::new();
+    lab.write(
+        "suites/ss.yaml",
+        "name: ss\ntitle: Steady\ntests:\n  - {id: rw, title: RW, operation: write, pattern: random, block_size: 4KiB, span: 1GiB, queue_depth: 4, duration: 200ms, metric: iops, steady_state: {max_rounds: 12, window: 5}}\n",
+    );
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = lab
+        .path()
+        .join("results/drive=sim-a/firmware=A1/suite=ss/test=rw/variant=base/repeat=1");
+    let m: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let v = &m["outcome"]["steady_state"];
+    // A drive whose speed does not change is steady over the first five rounds.
+    assert_eq!(v["reached"], true, "{v}");
+    assert_eq!(v["round"], 5);
+    assert_eq!(v["tracked"], "iops");
+    assert_eq!(
+        (v["window_start_ns"].as_u64(), v["window_end_ns"].as_u64()),
+        (Some(0), Some(1_000_000_000))
+    );
+    let rounds = m["outcome"]["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 5);
+    assert!(rounds.iter().all(|r| r["ios"].as_u64().unwrap() > 0));
+    let out = lab.roundup(&["summary", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let window_ios: u64 = rounds.iter().map(|r| r["ios"].as_u64().unwrap()).sum();
+    let ios = rows[0]["ios"].as_u64().unwrap();
+    assert!(
+        ios.abs_diff(window_ios) <= 8,
+        "summary over the window: {ios} vs {window_ios}"
+    );
+}
+
+#[test]
+fn precondition_purges_and_fills_the_span() {
+    use std::os::unix::fs::MetadataExt;
+    let lab = TestLab::new();
+    lab.write(
+        "suites/pc.yaml",
+        "name: pc\ntitle: Precondition\ntests:\n  - {id: purged-read, title: R, operation: read, pattern: random, block_size: 4KiB, span: full, queue_depth: 4, count: 500, metric: iops, precondition: {purge: true}}\n  - {id: filled-read, title: R, operation: read, pattern: random, block_size: 4KiB, span: 8MiB, queue_depth: 4, count: 500, repeats: 2, metric: iops, precondition: {purge: true, fill: 2}}\n",
+    );
+    let target = lab.file_drive("scratch", "32MiB");
+    let out = lab.roundup(&["run", "--test", "purged-read"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Punched out: the file keeps its size but holds (almost) no blocks.
+    let meta = fs::metadata(&target).unwrap();
+    assert_eq!(meta.len(), 32 << 20);
+    assert!(
+        meta.blocks() * 512 < 1 << 20,
+        "{} bytes still allocated",
+        meta.blocks() * 512
+    );
+    let out = lab.roundup(&["run", "--test", "filled-read"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let base = lab
+        .path()
+        .join("results/drive=scratch/firmware=unknown/suite=pc/test=filled-read/variant=base");
+    let m: serde_json::Value =
+        serde_json::from_slice(&fs::read(base.join("repeat=1/manifest.json")).unwrap()).unwrap();
+    let p = &m["precondition"];
+    assert_eq!(p["purged"], true);
+    assert_eq!(p["fill_passes"], 2);
+    assert_eq!(p["fill_bytes"], 2 * (8u64 << 20));
+    // Only before the first repeat, so that repeats can show degradation.
+    let m2: serde_json::Value =
+        serde_json::from_slice(&fs::read(base.join("repeat=2/manifest.json")).unwrap()).unwrap();
+    assert!(m2["precondition"].is_null());
+    let meta = fs::metadata(&target).unwrap();
+    assert!(
+        meta.blocks() * 512 >= 8 << 20,
+        "the filled span is allocated again"
+    );
+}

@@ -81,26 +81,60 @@ fn scan_args() -> ScanArgsParquet {
 
 fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
     let path = job.samples();
+    let fail = |e: PolarsError| format!("{}: cannot read samples ({e})", path.display());
+    let lf = LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), scan_args())
+        .map_err(fail)?;
+    let rows = lf
+        .clone()
+        .select([len().cast(DataType::UInt64).alias("rows")])
+        .collect()
+        .map_err(fail)?;
+    let rows = rows
+        .column("rows")
+        .ok()
+        .and_then(|c| c.get(0).ok())
+        .and_then(|v| v.extract::<u64>())
+        .unwrap_or(0);
+    if rows != job.manifest.samples_rows {
+        return Err(format!(
+            "{}: {rows} rows, but the manifest says {}",
+            path.display(),
+            job.manifest.samples_rows
+        ));
+    }
+    // A steady-state test reports its measurement window (SNIA), not every round.
+    let window = job
+        .manifest
+        .outcome
+        .steady_state
+        .as_ref()
+        .map(|v| (v.window_start_ns, v.window_end_ns));
+    let lf = match window {
+        Some((a, b)) => lf.filter(
+            col("submit_ns")
+                .gt_eq(lit(a))
+                .and(col("submit_ns").lt(lit(b))),
+        ),
+        None => lf,
+    };
     let q = |p: f64| col("latency_ns").quantile(lit(p), QuantileMethod::Linear);
-    let df = LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), scan_args())
-        .and_then(|lf| {
-            lf.select([
-                len().cast(DataType::UInt64).alias("ios"),
-                col("len").cast(DataType::UInt64).sum().alias("bytes"),
-                col("submit_ns").min().alias("first"),
-                (col("submit_ns") + col("latency_ns")).max().alias("last"),
-                col("latency_ns")
-                    .cast(DataType::Float64)
-                    .mean()
-                    .alias("mean"),
-                q(0.5).alias("p50"),
-                q(0.99).alias("p99"),
-                q(0.999).alias("p999"),
-                col("latency_ns").max().cast(DataType::Float64).alias("max"),
-            ])
-            .collect()
-        })
-        .map_err(|e| format!("{}: cannot read samples ({e})", path.display()))?;
+    let df = lf
+        .select([
+            len().cast(DataType::UInt64).alias("ios"),
+            col("len").cast(DataType::UInt64).sum().alias("bytes"),
+            col("submit_ns").min().alias("first"),
+            (col("submit_ns") + col("latency_ns")).max().alias("last"),
+            col("latency_ns")
+                .cast(DataType::Float64)
+                .mean()
+                .alias("mean"),
+            q(0.5).alias("p50"),
+            q(0.99).alias("p99"),
+            q(0.999).alias("p999"),
+            col("latency_ns").max().cast(DataType::Float64).alias("max"),
+        ])
+        .collect()
+        .map_err(fail)?;
     let get_u = |name: &str| -> u64 {
         df.column(name)
             .ok()
@@ -117,21 +151,16 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
     };
     let ios = get_u("ios");
     let bytes = get_u("bytes");
-    let interval_s = get_u("last").saturating_sub(get_u("first")) as f64 / 1e9;
+    let interval_s = match window {
+        Some((a, b)) => b.saturating_sub(a) as f64 / 1e9,
+        None => get_u("last").saturating_sub(get_u("first")) as f64 / 1e9,
+    };
     let (iops, mb_per_s) = if ios > 0 && interval_s > 0.0 {
         (ios as f64 / interval_s, bytes as f64 / interval_s / 1e6)
     } else {
         (0.0, 0.0)
     };
     let m = &job.manifest;
-    if ios != m.samples_rows {
-        return Err(format!(
-            "{}: {} rows, but the manifest says {}",
-            path.display(),
-            ios,
-            m.samples_rows
-        ));
-    }
     Ok(JobSummary {
         drive: m.drive.clone(),
         firmware: m.firmware.clone(),

@@ -2,6 +2,8 @@
 //! each I/O at submit and completion on the target's clock, drops the warm-up, and hands
 //! every measured I/O to a [`SampleSink`] as one raw [`Sample`].
 
+pub mod steady;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
@@ -37,6 +39,16 @@ pub trait SampleSink {
     fn push(&mut self, s: Sample);
 }
 
+/// A sink that drops every sample (preconditioning, benchmarks of the engine alone).
+pub struct Discard;
+
+impl SampleSink for Discard {
+    #[inline]
+    fn push(&mut self, s: Sample) {
+        std::hint::black_box(s);
+    }
+}
+
 impl SampleSink for Vec<Sample> {
     fn push(&mut self, s: Sample) {
         Vec::push(self, s)
@@ -44,7 +56,7 @@ impl SampleSink for Vec<Sample> {
 }
 
 /// What a job did, beyond its samples.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     /// Measured I/Os.
     pub ios: u64,
@@ -59,6 +71,12 @@ pub struct Outcome {
     /// For writes: the zstd-compressed size of the data written, as a fraction of its size,
     /// measured on a sample of the written blocks (what "compressible" meant).
     pub compressed_fraction: Option<f64>,
+    /// For a steady-state test: every round that ran.
+    #[serde(default)]
+    pub rounds: Vec<steady::RoundFigures>,
+    /// For a steady-state test: whether and where steady state was reached.
+    #[serde(default)]
+    pub steady_state: Option<steady::Verdict>,
 }
 
 /// A progress report, sent every few thousand I/Os.
@@ -133,6 +151,11 @@ pub fn run<'s>(
     let queues = target.queues(shape.threads, shape.depth, engine)?;
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
     let abort = AtomicBool::new(false);
+    let tracker = match (w.steady_state, w.length) {
+        (Some(spec), Length::Duration(d)) => Some(steady::Tracker::new(spec, w.warmup_ns, d)),
+        _ => None,
+    };
+    let tracker = tracker.as_ref();
     let run_one = |t: usize, queue: &mut dyn IoQueue| {
         let seed = if t == 0 {
             seed
@@ -147,17 +170,22 @@ pub fn run<'s>(
                 progress(tick)
             }
         };
+        let ctx = LoopContext {
+            depth: shape.depth,
+            needs_data,
+            tracker,
+            leader: t == 0,
+            stop,
+            abort: &abort,
+        };
         let r = run_loop(
             w,
-            shape.depth,
+            &ctx,
             &mut source,
             &mut filler,
-            needs_data,
             queue,
             sink.as_mut(),
             &report,
-            stop,
-            &abort,
         );
         if r.is_err() {
             abort.store(true, Ordering::Relaxed);
@@ -222,23 +250,43 @@ pub fn run<'s>(
     }
     out.compressed_fraction =
         (total.probe_in > 0).then(|| total.probe_out as f64 / total.probe_in as f64);
+    if let Some(t) = tracker {
+        let (rounds, verdict) = t.finish(out.end_ns);
+        out.rounds = rounds;
+        out.steady_state = Some(verdict);
+    }
     Ok((out, engine_used))
 }
 
+/// What every loop of a job shares.
+struct LoopContext<'a> {
+    depth: u32,
+    needs_data: bool,
+    tracker: Option<&'a steady::Tracker>,
+    /// The loop that tests the steady-state rounds and reports progress.
+    leader: bool,
+    stop: &'a AtomicBool,
+    abort: &'a AtomicBool,
+}
+
 /// One engine loop: keeps `depth` requests from `source` in flight on `queue`.
-#[allow(clippy::too_many_arguments)]
 fn run_loop(
     w: &Workload,
-    depth: u32,
+    ctx: &LoopContext,
     source: &mut dyn IoSource,
     filler: &mut DataFiller,
-    needs_data: bool,
     queue: &mut dyn IoQueue,
     sink: &mut dyn SampleSink,
     progress: &dyn Fn(Tick),
-    stop: &AtomicBool,
-    abort: &AtomicBool,
 ) -> Result<LoopResult> {
+    let LoopContext {
+        depth,
+        needs_data,
+        tracker,
+        leader,
+        stop,
+        abort,
+    } = *ctx;
     let max_len = source.max_len() as usize;
     let mut free: Vec<(u32, AlignedBuf)> = (0..depth)
         .rev()
@@ -251,6 +299,11 @@ fn run_loop(
         Length::Duration(d) => (Some(warmup + d), None),
         Length::Count(n) => (None, Some(n)),
     };
+    let round_ns = match w.length {
+        Length::Duration(d) => d.max(1),
+        Length::Count(_) => u64::MAX,
+    };
+    let mut next_boundary = warmup.saturating_add(round_ns);
     let mut r = LoopResult::default();
     let mut measured_issued = 0u64;
     let mut outstanding = 0u32;
@@ -261,6 +314,16 @@ fn run_loop(
     loop {
         while issuing && outstanding < depth {
             let now = queue.now();
+            let end_ns = match tracker {
+                Some(t) => {
+                    if leader && now >= next_boundary {
+                        t.at(now);
+                        next_boundary = warmup + ((now - warmup) / round_ns + 1) * round_ns;
+                    }
+                    Some(t.end_at())
+                }
+                None => end_ns,
+            };
             if end_ns.is_some_and(|e| now >= e) || count.is_some_and(|c| measured_issued >= c) {
                 issuing = false;
                 break;
@@ -303,6 +366,9 @@ fn run_loop(
                 return Err(Error::Target(e));
             }
             r.last_done = r.last_done.max(c.done_ns);
+            if let Some(t) = tracker {
+                t.record(c.done_ns, req.len as u64, c.done_ns.saturating_sub(submit));
+            }
             if submit >= warmup {
                 r.out.ios += 1;
                 r.out.bytes += req.len as u64;
@@ -330,6 +396,7 @@ fn run_loop(
                 issuing = false;
             }
             let now = queue.now();
+            let end_ns = tracker.map(|t| t.end_at()).or(end_ns);
             let done = match (end_ns, count) {
                 (Some(e), _) => now as f64 / e.max(1) as f64,
                 (_, Some(c)) => r.out.ios as f64 / c as f64,

@@ -18,6 +18,19 @@ pub struct FileRef {
     pub sha256: String,
 }
 
+/// What preconditioning did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PreconditionRecord {
+    /// The span was discarded.
+    pub purged: bool,
+    /// Sequential 128 KiB incompressible passes over the span.
+    pub fill_passes: u32,
+    /// Bytes written by the passes.
+    pub fill_bytes: u64,
+    /// Target-clock seconds the passes took.
+    pub fill_seconds: f64,
+}
+
 /// The machine a job ran on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Host {
@@ -94,6 +107,9 @@ pub struct JobManifest {
     pub finished_at: String,
     /// Warm-up excluded from the samples (ns of the target clock).
     pub warmup_ns: u64,
+    /// Preconditioning done before this job, if any.
+    #[serde(default)]
+    pub precondition: Option<PreconditionRecord>,
     /// What the engine measured.
     pub outcome: Outcome,
     /// Rows in the samples file.

@@ -9,7 +9,7 @@
 mod manifest;
 mod writer;
 
-pub use manifest::{this_host, FileRef, Host, JobManifest, MANIFEST_FORMAT};
+pub use manifest::{this_host, FileRef, Host, JobManifest, PreconditionRecord, MANIFEST_FORMAT};
 pub use writer::{sample_schema, SampleWriter, ThreadSink};
 
 use std::fs;

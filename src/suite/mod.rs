@@ -123,6 +123,75 @@ pub struct Workload {
     pub data: DataKind,
     /// Random share of each block for `compressible` data.
     pub compressible_fraction: f64,
+    /// What to do to the span before the first repeat of the test.
+    pub precondition: Precondition,
+    /// Rounds of `duration` until the SNIA steady-state criteria hold, if set.
+    pub steady_state: Option<SteadyState>,
+}
+
+impl Workload {
+    /// Whether running this workload (preconditioning included) writes to the target.
+    pub fn writes(&self) -> bool {
+        self.operation.writes() || self.precondition.purge || self.precondition.fill > 0
+    }
+}
+
+/// Preconditioning before a test (before its first repeat, so that degradation across
+/// repeats stays visible).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Precondition {
+    /// Discard the whole span first (BLKDISCARD on a device, a punched hole in a file).
+    #[serde(default)]
+    pub purge: bool,
+    /// Then write the span sequentially with 128 KiB incompressible writes this many times
+    /// (SNIA's workload-independent preconditioning writes twice the capacity).
+    #[serde(default)]
+    pub fill: u32,
+}
+
+/// SNIA PTS steady state: rounds of the test until, over the last `window` rounds, the
+/// tracked figure's range is within 20% of its average and the best-fit line's excursion
+/// within 10%, or `max_rounds` have run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SteadyState {
+    /// The most rounds to run.
+    pub max_rounds: u32,
+    /// Rounds in the measurement window (SNIA: 5).
+    pub window: u32,
+    /// The figure tracked: the test's metric (mean latency for the latency metrics).
+    pub track: Metric,
+}
+
+impl<'de> Deserialize<'de> for SteadyState {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            max_rounds: Count,
+            #[serde(default)]
+            window: Option<Count>,
+        }
+        let r = Raw::deserialize(d)?;
+        let window = r.window.map(|w| w.0).unwrap_or(5);
+        if !(2..=100).contains(&window) {
+            return Err(D::Error::custom(format!(
+                "window: expected a whole number from 2 to 100, found {window}"
+            )));
+        }
+        if r.max_rounds.0 < window || r.max_rounds.0 > 10_000 {
+            return Err(D::Error::custom(format!(
+                "max_rounds: expected a whole number from the window ({window}) to 10000, found {}",
+                r.max_rounds.0
+            )));
+        }
+        // The tracked figure is set from the test's metric once the test is read.
+        Ok(SteadyState {
+            max_rounds: r.max_rounds.0 as u32,
+            window: window as u32,
+            track: Metric::Iops,
+        })
+    }
 }
 
 /// The mix of reads and writes.
@@ -660,6 +729,10 @@ struct RawTest {
     #[serde(default)]
     compressible_fraction: Option<Fraction>,
     #[serde(default)]
+    precondition: Precondition,
+    #[serde(default)]
+    steady_state: Option<SteadyState>,
+    #[serde(default)]
     variants: Variants,
 }
 
@@ -683,6 +756,11 @@ impl<'de> Deserialize<'de> for TestSpec {
                 ))
             }
         };
+        if raw.steady_state.is_some() && !matches!(length, Length::Duration(_)) {
+            return Err(D::Error::custom(
+                "steady_state: rounds are `duration` long; give a duration, not a count",
+            ));
+        }
         if raw.repeats.is_some_and(|r| r.0 > 10_000) {
             return Err(D::Error::custom(
                 "repeats: expected a whole number from 1 to 10000",
@@ -750,6 +828,14 @@ impl<'de> Deserialize<'de> for TestSpec {
                 warmup_ns: raw.warmup.map(|w| w.0).unwrap_or(0),
                 data: raw.data.unwrap_or(DataKind::Incompressible),
                 compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
+                precondition: raw.precondition,
+                steady_state: raw.steady_state.map(|s| SteadyState {
+                    track: match raw.metric {
+                        Metric::Iops | Metric::MbPerS => raw.metric,
+                        _ => Metric::LatMeanUs,
+                    },
+                    ..s
+                }),
             },
             repeats: raw.repeats.map(|r| r.0 as u32).unwrap_or(1),
             better: raw.better.unwrap_or(raw.metric.default_better()),

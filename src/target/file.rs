@@ -206,6 +206,35 @@ impl Target for FileTarget {
         true
     }
 
+    fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
+        use std::os::fd::AsRawFd;
+        let fd = self.file.as_raw_fd();
+        let name = self.info.path.clone().unwrap_or_default();
+        let rc = if self.info.kind == TargetKind::BlockDevice {
+            const BLKDISCARD: libc::c_ulong = 0x1277;
+            let range: [u64; 2] = [offset, len];
+            // SAFETY: BLKDISCARD reads two u64 (start, length) from the pointer.
+            unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) }
+        } else {
+            // SAFETY: plain system call on an open descriptor.
+            unsafe {
+                libc::fallocate(
+                    fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    offset as i64,
+                    len as i64,
+                )
+            }
+        };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(Error::Target(format!(
+                "{name}: cannot discard (purge) {len} bytes at {offset}: {e}"
+            )));
+        }
+        Ok(())
+    }
+
     fn queues(
         &mut self,
         threads: u32,

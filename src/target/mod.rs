@@ -130,6 +130,8 @@ pub trait Target: Send {
     fn parallel(&self) -> bool {
         false
     }
+    /// Discards `len` bytes from `offset` (TRIM): what a purge does before a test.
+    fn trim(&mut self, offset: u64, len: u64) -> Result<()>;
     /// Opens `threads` queues of `depth` slots for a job, sharing one clock.
     fn queues(
         &mut self,

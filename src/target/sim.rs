@@ -184,6 +184,11 @@ impl Target for SimpleSim {
         false
     }
 
+    fn trim(&mut self, _offset: u64, _len: u64) -> Result<()> {
+        // The simple model keeps no mapping of data, so there is nothing to discard.
+        Ok(())
+    }
+
     fn queues(
         &mut self,
         threads: u32,

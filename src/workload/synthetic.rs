@@ -117,6 +117,8 @@ mod tests {
             warmup_ns: 0,
             data: DataKind::Incompressible,
             compressible_fraction: 0.25,
+            precondition: Default::default(),
+            steady_state: None,
         }
     }
 
