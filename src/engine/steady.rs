@@ -53,7 +53,8 @@ pub fn is_steady(values: &[f64]) -> bool {
         return false;
     }
     let avg = values.iter().sum::<f64>() / n as f64;
-    if !(avg > 0.0) {
+    if avg.is_nan() || avg <= 0.0 {
+
         return false;
     }
     let (min, max) = values
