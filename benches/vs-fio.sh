@@ -4,8 +4,11 @@
 #
 #   benches/vs-fio.sh [--runtime SECONDS] [--rounds N] [--targets file,zram,loop] [--out FILE]
 #
-# Needs root (zram, loop devices), fio (apt-get install fio) and a release build. Everything
-# it sets up (zram disksize, loop devices, files under /tmp/roundup-vs-fio) is reset at the end.
+# Needs root (zram, loop devices, /dev/cpu_dma_latency), fio (apt-get install fio) and a
+# release build. Both tools run with CPU idle states held off (/dev/cpu_dma_latency = 0, as
+# latency benchmarks are run; --allow-idle turns that off). Everything it sets up (zram
+# disksize, loop devices, files under /tmp/roundup-vs-fio) is reset at the end.
+
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/roundup-target}"

@@ -121,6 +121,20 @@ def run_fio(t, job, runtime, engine):
     return {"iops": side["iops"], "lat_us": side["lat_ns"]["mean"] / 1e3, "ios": side["total_ios"], "cpu": cpu}
 
 
+def hold_cpu_latency():
+    """Keeps every CPU out of deep idle states for the run (what tuned's latency-performance
+    profile does): on a VM, waking a halted vCPU costs tens of microseconds and affects the
+    two tools differently, which would measure the idle governor rather than the tools.
+    Returns the open descriptor (the request lasts while it is open), or None."""
+    try:
+        fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+        os.write(fd, (0).to_bytes(4, "little"))
+        return fd
+    except OSError as e:
+        print(f"note: cannot hold /dev/cpu_dma_latency ({e}); idle states stay enabled", file=sys.stderr)
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--roundup", required=True)
@@ -129,7 +143,11 @@ def main():
     ap.add_argument("--targets", default="file,zram,loop")
     ap.add_argument("--engine", default="io_uring", choices=["io_uring", "psync"])
     ap.add_argument("--out", default=None, help="also write the table (Markdown) here")
+    ap.add_argument("--allow-idle", action="store_true", help="do not hold /dev/cpu_dma_latency at 0")
     a = ap.parse_args()
+    latency_fd = None if a.allow_idle else hold_cpu_latency()
+    print(f"cpu idle states: {'enabled' if latency_fd is None else 'held off (/dev/cpu_dma_latency = 0)'}", flush=True)
+
     if os.geteuid() != 0:
         print("note: not root; zram and loop targets will be skipped", file=sys.stderr)
     targets, cleanup = setup_targets(a.targets.split(","))

@@ -344,3 +344,76 @@ fn precondition(
     }
     Ok(Some(record))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::{EngineChoice, IoQueue, TargetInfo};
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    /// A block device that reports an identity and serves no I/O.
+    struct Device(TargetInfo);
+
+    impl Target for Device {
+        fn info(&self) -> &TargetInfo {
+            &self.0
+        }
+        fn trim(&mut self, _: u64, _: u64) -> Result<()> {
+            Ok(())
+        }
+        fn queues(
+            &mut self,
+            _: u32,
+            _: u32,
+            _: EngineChoice,
+        ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
+            Err(Error::Target("a mock serves no I/O".into()))
+        }
+    }
+
+    fn device(firmware: &str) -> Device {
+        let identity = BTreeMap::from([
+            ("firmware".to_string(), firmware.to_string()),
+            ("serial".to_string(), "S1".to_string()),
+        ]);
+        Device(TargetInfo {
+            kind: TargetKind::BlockDevice,
+            path: Some("/dev/sdx".into()),
+            capacity: 1 << 30,
+            logical_block: 512,
+            physical_block: 4096,
+            identity,
+        })
+    }
+
+    fn drive(firmware: Option<&str>) -> DriveSpec {
+        let fw = firmware
+            .map(|f| format!("firmware: \"{f}\"\n"))
+            .unwrap_or_default();
+        let text = format!("id: d\nvendor: V\nmodel: M\ncapacity: 1GB\n{fw}path: /dev/sdx\n");
+        crate::config::from_yaml(Path::new("drives/d.yaml"), &text).unwrap()
+    }
+
+    #[test]
+    fn firmware_comes_from_the_device_unless_the_drive_file_names_it() {
+        // Left out: the device's firmware, so a firmware update files results anew.
+        assert_eq!(
+            resolve_firmware(&drive(None), &device("0002")).unwrap(),
+            ("0002".to_string(), "device")
+        );
+        // Named and matching.
+        assert_eq!(
+            resolve_firmware(&drive(Some("0002")), &device("0002")).unwrap(),
+            ("0002".to_string(), "drive file")
+        );
+        // Named and different: say so and stop.
+        let e = resolve_firmware(&drive(Some("0001")), &device("0002"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("names firmware \"0001\" but the device reports \"0002\""),
+            "{e}"
+        );
+    }
+}

@@ -54,7 +54,6 @@ pub fn is_steady(values: &[f64]) -> bool {
     }
     let avg = values.iter().sum::<f64>() / n as f64;
     if avg.is_nan() || avg <= 0.0 {
-
         return false;
     }
     let (min, max) = values

@@ -21,6 +21,8 @@ pub struct UringQueue {
     slots: Vec<Option<(AlignedBuf, IoRequest)>>,
     inflight: usize,
     name: String,
+    /// Created disabled: the first submit enables it from the engine's thread.
+    disabled: bool,
 }
 
 impl UringQueue {
@@ -32,7 +34,23 @@ impl UringQueue {
         name: String,
     ) -> std::io::Result<UringQueue> {
         let entries = depth.max(1).next_power_of_two();
-        let ring = IoUring::new(entries)?;
+        // Completions are run when the engine waits for them, with no interrupt to wake it
+        // (DEFER_TASKRUN, Linux 6.1+, as fio sets up its rings). Such a ring serves one
+        // thread: it is created disabled and enabled by the thread that first submits to it.
+        // Older kernels get cooperative task running (5.19+), then a plain ring.
+        let deferred = IoUring::builder()
+            .setup_r_disabled()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_coop_taskrun()
+            .build(entries);
+        let (ring, disabled) = match deferred {
+            Ok(r) => (r, true),
+            Err(_) => match IoUring::builder().setup_coop_taskrun().build(entries) {
+                Ok(r) => (r, false),
+                Err(_) => (IoUring::new(entries)?, false),
+            },
+        };
         Ok(UringQueue {
             ring,
             file,
@@ -40,6 +58,7 @@ impl UringQueue {
             slots: (0..depth).map(|_| None).collect(),
             inflight: 0,
             name,
+            disabled,
         })
     }
 
@@ -64,6 +83,17 @@ impl IoQueue for UringQueue {
     }
 
     fn submit(&mut self, slot: u32, req: IoRequest, mut buf: AlignedBuf) -> Result<()> {
+        if self.disabled {
+            let enabled = self.ring.submitter().register_enable_rings();
+            enabled.map_err(|e| {
+                Error::Target(format!(
+                    "{}: io_uring: cannot enable the ring: {e}",
+                    self.name
+                ))
+            })?;
+            self.disabled = false;
+        }
+
         let fd = types::Fd(self.file.as_raw_fd());
         let ptr = buf.as_mut_ptr();
         let entry = match req.op {
