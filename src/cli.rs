@@ -58,6 +58,9 @@ enum Command {
     },
     /// List the lab's drives and the block devices the kernel reports.
     Drives,
+    /// Work with block I/O traces (import, statistics, export).
+    #[command(subcommand)]
+    Trace(TraceCommand),
     /// Print IOPS, MB/s and latency percentiles of every stored job.
     Summary {
         #[command(flatten)]
@@ -70,6 +73,70 @@ enum Command {
     Render,
     /// Run the demo suite on the lab's drives and render the site.
     Demo,
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Print what a review prints about a trace: counts, bytes, sizes, sequential share,
+    /// queue depth, footprint, duration.
+    Stats {
+        /// The trace file.
+        file: PathBuf,
+        #[command(flatten)]
+        import: ImportArgs,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert a trace to fio's iolog v3 (replayable with fio --read_iolog) or to roundup's
+    /// own Parquet trace file.
+    Convert {
+        /// The trace file.
+        file: PathBuf,
+        /// Where to write it.
+        out: PathBuf,
+        #[command(flatten)]
+        import: ImportArgs,
+        /// fio (iolog v3) or roundup (Parquet).
+        #[arg(long, default_value = "fio")]
+        to: String,
+        /// For fio: the device or file the iolog replays on.
+        #[arg(long, default_value = "/dev/sdX")]
+        device: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct ImportArgs {
+    /// The format (blkparse, msr, spc, disksim, mqsim, blkreplay, fio2, fio3, roundup);
+    /// detected from the content when left out.
+    #[arg(long)]
+    format: Option<roundup::trace::Format>,
+    /// Skip malformed lines and report how many, instead of stopping at the first.
+    #[arg(long)]
+    skip_bad: bool,
+    /// blkparse: take the queue (Q) events instead of the issue (D) events.
+    #[arg(long)]
+    queue_events: bool,
+}
+
+impl ImportArgs {
+    fn load(&self, file: &Path) -> Result<roundup::trace::Trace> {
+        let opts = roundup::trace::ImportOptions {
+            format: self.format,
+            skip_bad: self.skip_bad,
+            queue_events: self.queue_events,
+        };
+        let t = roundup::trace::import_file(file, &opts)?;
+        if t.skipped > 0 {
+            eprintln!(
+                "warning: {}: {} malformed lines skipped",
+                file.display(),
+                t.skipped
+            );
+        }
+        Ok(t)
+    }
 }
 
 #[derive(clap::Args, Default)]
@@ -149,6 +216,8 @@ fn dispatch(cli: &Cli) -> Result<()> {
             Ok(())
         }
         Command::Drives => drives(&cli.lab),
+        Command::Trace(t) => trace(t),
+
         Command::Run {
             select,
             dry_run,
@@ -480,4 +549,69 @@ fn drives(lab_dir: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+fn trace(cmd: &TraceCommand) -> Result<()> {
+    match cmd {
+        TraceCommand::Stats { file, import, json } => {
+            let t = import.load(file)?;
+            let s = roundup::trace::stats(&t);
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&s)?);
+                return Ok(());
+            }
+            println!("{} ({} format)", file.display(), s.format);
+            println!(
+                "  requests     {} ({} reads, {} writes, {} trims, {} flushes)",
+                s.requests, s.reads, s.writes, s.trims, s.flushes
+            );
+            println!(
+                "  data         {} MB read, {} MB written",
+                figure(s.read_bytes as f64 / 1e6),
+                figure(s.write_bytes as f64 / 1e6)
+            );
+            let sizes: Vec<String> = s
+                .sizes
+                .iter()
+                .take(8)
+                .map(|z| format!("{} {}%", z.label, figure(z.percent)))
+                .collect();
+            println!(
+                "  sizes        {}{}",
+                sizes.join(", "),
+                if s.sizes.len() > 8 { ", ..." } else { "" }
+            );
+            println!(
+                "  sequential   {}% of data requests",
+                figure(s.sequential_percent)
+            );
+            match s.average_qd {
+                Some(q) => println!("  average QD   {} (from {})", figure(q), s.qd_source),
+                None => println!("  average QD   {}", s.qd_source),
+            }
+            println!(
+                "  footprint    {} MB touched, up to offset {} MB",
+                figure(s.footprint_bytes as f64 / 1e6),
+                figure(s.max_offset as f64 / 1e6)
+            );
+            println!("  duration     {} s", figure(s.duration_s));
+            Ok(())
+        }
+        TraceCommand::Convert {
+            file,
+            out,
+            import,
+            to,
+            device,
+        } => {
+            let t = import.load(file)?;
+            match to.as_str() {
+                "fio" => store::write_atomic(out, t.to_fio_iolog(device).as_bytes())?,
+                "roundup" => store::write_trace(&t, out)?,
+                other => bail!("--to: expected fio or roundup, found {other:?}"),
+            }
+            println!("wrote {} requests to {}", t.requests.len(), out.display());
+            Ok(())
+        }
+    }
 }

@@ -22,6 +22,8 @@ pub mod run;
 pub mod store;
 pub mod suite;
 pub mod target;
+pub mod trace;
+
 pub mod units;
 pub mod workload;
 

@@ -167,3 +167,6 @@ pub fn invalidate(dir: &Path) -> Result<()> {
         Err(e) => Err(Error::io(&m, e)),
     }
 }
+
+mod trace_file;
+pub use trace_file::{read_trace, write_trace};

@@ -1,0 +1,132 @@
+//! roundup's own trace file: one Parquet row per request (zstd), readable by any Parquet
+//! reader: `time_ns`, `op`, `offset`, `len`, and the nullable `complete_ns`, `qd`, `process`.
+
+use std::fs::File;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::trace::{Format, Trace, TraceOp, TraceRequest};
+
+/// Writes `trace` to `path` (through a temporary file, renamed when complete).
+pub fn write_trace(trace: &Trace, path: &Path) -> Result<()> {
+    let r = &trace.requests;
+    let n = r.len();
+    let err = |e: PolarsError| Error::Store {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let mut df = DataFrame::new(
+        n,
+        vec![
+            Column::new(
+                "time_ns".into(),
+                r.iter().map(|x| x.time_ns).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "op".into(),
+                r.iter().map(|x| x.op.word()).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "offset".into(),
+                r.iter().map(|x| x.offset).collect::<Vec<_>>(),
+            ),
+            Column::new("len".into(), r.iter().map(|x| x.len).collect::<Vec<_>>()),
+            Column::new(
+                "complete_ns".into(),
+                r.iter().map(|x| x.complete_ns).collect::<Vec<_>>(),
+            ),
+            Column::new("qd".into(), r.iter().map(|x| x.qd).collect::<Vec<_>>()),
+            Column::new(
+                "process".into(),
+                r.iter().map(|x| x.process).collect::<Vec<_>>(),
+            ),
+        ],
+    )
+    .map_err(err)?;
+    let tmp = super::temp_name(path);
+    let result = (|| {
+        let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        ParquetWriter::new(file)
+            .with_compression(ParquetCompression::Zstd(None))
+            .finish(&mut df)
+            .map_err(err)?;
+        File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Reads a trace written by [`write_trace`].
+pub fn read_trace(path: &Path) -> Result<Trace> {
+    let bad = |m: String| Error::Store {
+        path: path.to_path_buf(),
+        message: m,
+    };
+    let df = LazyFrame::scan_parquet(
+        PlRefPath::new(path.to_string_lossy().as_ref()),
+        ScanArgsParquet {
+            hive_options: HiveOptions::new_disabled(),
+            ..Default::default()
+        },
+    )
+    .and_then(|lf| lf.collect())
+    .map_err(|e| bad(format!("cannot read the trace ({e})")))?;
+    let col = |name: &str| {
+        df.column(name).map_err(|_| {
+            bad(format!(
+                "expected a column {name:?} in a roundup trace file"
+            ))
+        })
+    };
+    let time = col("time_ns")?
+        .u64()
+        .map_err(|e| bad(e.to_string()))?
+        .clone();
+    let op = col("op")?.str().map_err(|e| bad(e.to_string()))?.clone();
+    let offset = col("offset")?
+        .u64()
+        .map_err(|e| bad(e.to_string()))?
+        .clone();
+    let len = col("len")?.u32().map_err(|e| bad(e.to_string()))?.clone();
+    let done = col("complete_ns")?
+        .u64()
+        .map_err(|e| bad(e.to_string()))?
+        .clone();
+    let qd = col("qd")?.u32().map_err(|e| bad(e.to_string()))?.clone();
+    let process = col("process")?
+        .u32()
+        .map_err(|e| bad(e.to_string()))?
+        .clone();
+    let mut requests = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let word = op.get(i).unwrap_or("");
+        requests.push(TraceRequest {
+            time_ns: time
+                .get(i)
+                .ok_or_else(|| bad(format!("row {i}: no time")))?,
+            op: TraceOp::from_word(word)
+                .ok_or_else(|| bad(format!("row {i}: unknown op {word:?}")))?,
+            offset: offset
+                .get(i)
+                .ok_or_else(|| bad(format!("row {i}: no offset")))?,
+            len: len
+                .get(i)
+                .ok_or_else(|| bad(format!("row {i}: no length")))?,
+            complete_ns: done.get(i),
+            qd: qd.get(i),
+            process: process.get(i),
+        });
+    }
+    Ok(Trace {
+        requests,
+        format: Format::Roundup,
+        skipped: 0,
+    })
+}

@@ -1,0 +1,715 @@
+//! Trace importers, one per source format, with detection from the content.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use super::{Trace, TraceOp, TraceRequest};
+use crate::error::{Error, InputError, Result};
+
+/// A trace file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// blkparse's default text output.
+    Blkparse,
+    /// MSR Cambridge / SNIA IOTTA CSV (Windows filetime).
+    Msr,
+    /// UMass / SPC (`ASU,LBA,bytes,opcode,seconds`).
+    Spc,
+    /// DiskSim ASCII (time in ms).
+    Disksim,
+    /// MQSim's DiskSim variant (time in ns).
+    Mqsim,
+    /// blkreplay `.load`.
+    Blkreplay,
+    /// fio iolog version 2.
+    Fio2,
+    /// fio iolog version 3.
+    Fio3,
+    /// roundup's own Parquet trace file.
+    Roundup,
+}
+
+const NAMES: [(Format, &str); 9] = [
+    (Format::Blkparse, "blkparse"),
+    (Format::Msr, "msr"),
+    (Format::Spc, "spc"),
+    (Format::Disksim, "disksim"),
+    (Format::Mqsim, "mqsim"),
+    (Format::Blkreplay, "blkreplay"),
+    (Format::Fio2, "fio2"),
+    (Format::Fio3, "fio3"),
+    (Format::Roundup, "roundup"),
+];
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = NAMES
+            .iter()
+            .find(|(k, _)| k == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?");
+        f.write_str(name)
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Format, String> {
+        let s = if s == "fio" { "fio3" } else { s };
+        NAMES
+            .iter()
+            .find(|(_, n)| *n == s)
+            .map(|(k, _)| *k)
+            .ok_or_else(|| {
+                format!(
+                    "unknown trace format {s:?}; expected one of: {}",
+                    NAMES.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
+                )
+            })
+    }
+}
+
+/// How to import.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// The format, or detect it from the content.
+    pub format: Option<Format>,
+    /// Skip malformed lines (and count them) instead of stopping at the first.
+    pub skip_bad: bool,
+    /// blkparse: take the queue (`Q`) events instead of the issue (`D`) events.
+    pub queue_events: bool,
+}
+
+/// Reads a trace file (gzip-compressed or not; Parquet for roundup's own format).
+pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<Trace> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.starts_with(b"PAR1") || opts.format == Some(Format::Roundup) {
+        return crate::store::read_trace(path);
+    }
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut out)
+            .map_err(|e| InputError::new(path, "", format!("expected a gzip file: {e}")))?;
+        out
+    } else {
+        bytes
+    };
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| InputError::new(path, "", format!("expected a text trace (UTF-8): {e}")))?;
+    import(path, text, opts)
+}
+
+fn is_num(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && s.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// Tells the format from the first lines of a text trace.
+pub fn detect(text: &str) -> Option<Format> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(64)
+        .collect();
+    let first = *lines.first()?;
+    if first.starts_with("fio version 2 iolog") {
+        return Some(Format::Fio2);
+    }
+    if first.starts_with("fio version 3 iolog") {
+        return Some(Format::Fio3);
+    }
+    if text
+        .lines()
+        .any(|l| l.trim_start().starts_with("start ;") || l.trim_start().starts_with("start;"))
+    {
+        return Some(Format::Blkreplay);
+    }
+    for l in &lines {
+        let commas: Vec<&str> = l.split(',').map(str::trim).collect();
+        if commas.len() == 7
+            && commas[0].bytes().all(|b| b.is_ascii_digit())
+            && ["read", "write"].contains(&commas[3].to_ascii_lowercase().as_str())
+        {
+            return Some(Format::Msr);
+        }
+        if commas.len() == 5
+            && is_num(commas[1])
+            && ["r", "w"].contains(&commas[3].to_ascii_lowercase().as_str())
+        {
+            return Some(Format::Spc);
+        }
+        let words: Vec<&str> = l.split_whitespace().collect();
+        if words.len() >= 8
+            && words[0]
+                .split_once(',')
+                .is_some_and(|(a, b)| is_num(a) && is_num(b))
+            && is_num(words[3])
+        {
+            return Some(Format::Blkparse);
+        }
+        if words.len() == 5 && words.iter().all(|w| is_num(w)) {
+            // DiskSim writes times as decimal milliseconds; MQSim as whole nanoseconds.
+            return Some(if words[0].contains('.') {
+                Format::Disksim
+            } else {
+                Format::Mqsim
+            });
+        }
+    }
+    None
+}
+
+/// Parses a non-negative decimal number of `unit_ns` nanoseconds exactly (no float
+/// rounding of long timestamps).
+fn decimal_ns(s: &str, unit_ns: u64) -> std::result::Result<u64, String> {
+    let s = s.trim();
+    if s.starts_with('-') {
+        return Err(format!(
+            "expected a time of zero or more, found {s:?} (negative)"
+        ));
+    }
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let bad = || format!("expected a time, found {s:?}");
+    if (int.is_empty() && frac.is_empty())
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(bad());
+    }
+    let whole: u64 = if int.is_empty() {
+        0
+    } else {
+        int.parse().map_err(|_| bad())?
+    };
+    let mut ns = whole.checked_mul(unit_ns).ok_or_else(bad)?;
+    let mut scale = unit_ns;
+    for d in frac.bytes() {
+        scale /= 10;
+        if scale == 0 {
+            break;
+        }
+        ns += (d - b'0') as u64 * scale;
+    }
+    Ok(ns)
+}
+
+fn whole<T: FromStr>(s: &str, what: &str) -> std::result::Result<T, String> {
+    s.trim().parse::<T>().map_err(|_| {
+        format!(
+            "expected a whole number for the {what}, found {:?}",
+            s.trim()
+        )
+    })
+}
+
+/// Collects requests, enforcing the rules every format shares.
+struct Collector<'a> {
+    file: &'a Path,
+    skip_bad: bool,
+    skipped: usize,
+    out: Vec<TraceRequest>,
+    last_time: u64,
+}
+
+impl Collector<'_> {
+    fn bad(&mut self, line: usize, message: String) -> Result<()> {
+        if self.skip_bad {
+            self.skipped += 1;
+            Ok(())
+        } else {
+            Err(InputError::new(self.file, "", message).at(line, 0).into())
+        }
+    }
+
+    /// Handles one line's parse result.
+    fn take(
+        &mut self,
+        line: usize,
+        parsed: std::result::Result<Option<TraceRequest>, String>,
+    ) -> Result<()> {
+        match parsed {
+            Ok(Some(r)) => {
+                if r.len == 0 && r.op != TraceOp::Flush {
+                    return self.bad(line, "expected a request size above zero, found 0".into());
+                }
+                if r.time_ns < self.last_time {
+                    return self.bad(line, format!("time goes backwards: {} ns after {} ns (a trace must be in issue order)", r.time_ns, self.last_time));
+                }
+                self.last_time = r.time_ns;
+                self.out.push(r);
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(m) => self.bad(line, m),
+        }
+    }
+}
+
+fn req(
+    time_ns: u64,
+    op: TraceOp,
+    offset: u64,
+    len: u64,
+) -> std::result::Result<Option<TraceRequest>, String> {
+    let len = u32::try_from(len)
+        .map_err(|_| format!("expected a request size below 4 GiB, found {len} bytes"))?;
+    Ok(Some(TraceRequest {
+        time_ns,
+        op,
+        offset,
+        len,
+        complete_ns: None,
+        qd: None,
+        process: None,
+    }))
+}
+
+/// Imports a text trace; `file` names it in errors.
+pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
+    let format = match opts.format {
+        Some(f) => f,
+        None => detect(text).ok_or_else(|| {
+            InputError::new(file, "", "cannot tell the trace format from its content; give --format (blkparse, msr, spc, disksim, mqsim, blkreplay, fio2, fio3)")
+        })?,
+    };
+    let mut c = Collector {
+        file,
+        skip_bad: opts.skip_bad,
+        skipped: 0,
+        out: Vec::new(),
+        last_time: 0,
+    };
+    match format {
+        Format::Blkparse => blkparse(&mut c, text, opts.queue_events)?,
+        Format::Msr => {
+            for (i, l) in text.lines().enumerate() {
+                let l = l.trim();
+                if l.is_empty() || (i == 0 && l.starts_with("Timestamp")) {
+                    continue;
+                }
+                let f: Vec<&str> = l.split(',').collect();
+                let parsed = (|| {
+                    if f.len() != 7 {
+                        return Err(format!("expected 7 fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), found {}", f.len()));
+                    }
+                    let t = whole::<u64>(f[0], "timestamp (Windows filetime)")?
+                        .checked_mul(100)
+                        .ok_or("timestamp out of range")?;
+                    let op = match f[3].trim().to_ascii_lowercase().as_str() {
+                        "read" => TraceOp::Read,
+                        "write" => TraceOp::Write,
+                        other => return Err(format!("expected Read or Write, found {other:?}")),
+                    };
+                    let mut r = req(t, op, whole(f[4], "offset")?, whole(f[5], "size")?)?;
+                    if let Some(r) = r.as_mut() {
+                        r.complete_ns = Some(t + whole::<u64>(f[6], "response time")? * 100);
+                    }
+                    Ok(r)
+                })();
+                c.take(i + 1, parsed)?;
+            }
+        }
+        Format::Spc => {
+            for (i, l) in text.lines().enumerate() {
+                let l = l.trim();
+                if l.is_empty() {
+                    continue;
+                }
+                let f: Vec<&str> = l.split(',').collect();
+                let parsed = (|| {
+                    if f.len() < 5 {
+                        return Err(format!(
+                            "expected 5 fields (ASU,LBA,bytes,opcode,seconds), found {}",
+                            f.len()
+                        ));
+                    }
+                    let op = match f[3].trim() {
+                        "r" | "R" => TraceOp::Read,
+                        "w" | "W" => TraceOp::Write,
+                        other => return Err(format!("expected opcode r or w, found {other:?}")),
+                    };
+                    let lba: u64 = whole(f[1], "LBA")?;
+                    req(
+                        decimal_ns(f[4], 1_000_000_000)?,
+                        op,
+                        lba * 512,
+                        whole(f[2], "size")?,
+                    )
+                })();
+                c.take(i + 1, parsed)?;
+            }
+        }
+        Format::Disksim | Format::Mqsim => {
+            let unit = if format == Format::Disksim {
+                1_000_000
+            } else {
+                1
+            };
+            for (i, l) in text.lines().enumerate() {
+                let l = l.trim();
+                if l.is_empty() {
+                    continue;
+                }
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let parsed = (|| {
+                    if f.len() < 5 {
+                        return Err(format!(
+                            "expected 5 fields (time device sector size flags), found {}",
+                            f.len()
+                        ));
+                    }
+                    let flags: u32 = whole(f[4], "flags")?;
+                    let op = if flags & 1 == 1 {
+                        TraceOp::Read
+                    } else {
+                        TraceOp::Write
+                    };
+                    let sector: u64 = whole(f[2], "start sector")?;
+                    let sectors: u64 = whole(f[3], "size in sectors")?;
+                    let mut r = req(decimal_ns(f[0], unit)?, op, sector * 512, sectors * 512)?;
+                    if let Some(r) = r.as_mut() {
+                        r.process = f[1].parse().ok();
+                    }
+                    Ok(r)
+                })();
+                c.take(i + 1, parsed)?;
+            }
+        }
+        Format::Blkreplay => {
+            // A header of prose (licence, notes) and a column line `start ; sector ; ...`
+            // precede the data; concatenated files repeat them, so prose (lines without
+            // `;`) may also follow data.
+            let mut data = false;
+            for (i, l) in text.lines().enumerate() {
+                let l = l.trim();
+                if l.starts_with("start ;") || l.starts_with("start;") {
+                    data = true;
+                    continue;
+                }
+                if !data || !l.contains(';') {
+                    continue;
+                }
+
+                let f: Vec<&str> = l.split(';').map(str::trim).collect();
+                let parsed = (|| {
+                    if f.len() < 4 {
+                        return Err(format!("expected 6 fields (start ; sector ; length ; op ; replay_delay ; replay_duration), found {}", f.len()));
+                    }
+                    let op = match f[3] {
+                        "R" | "r" => TraceOp::Read,
+                        "W" | "w" => TraceOp::Write,
+                        other => return Err(format!("expected op R or W, found {other:?}")),
+                    };
+                    let sector: u64 = whole(f[1], "sector")?;
+                    let sectors: u64 = whole(f[2], "length in sectors")?;
+                    req(
+                        decimal_ns(f[0], 1_000_000_000)?,
+                        op,
+                        sector * 512,
+                        sectors * 512,
+                    )
+                })();
+                c.take(i + 1, parsed)?;
+            }
+            if !data {
+                return Err(InputError::new(
+                    file,
+                    "",
+                    "expected a blkreplay header line (start ; sector ; length ; op ; ...)",
+                )
+                .into());
+            }
+        }
+        Format::Fio2 | Format::Fio3 => {
+            let v3 = format == Format::Fio3;
+            for (i, l) in text.lines().enumerate().skip(1) {
+                let l = l.trim();
+                if l.is_empty() {
+                    continue;
+                }
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let parsed = (|| {
+                    let (t, rest) = if v3 {
+                        let t = f.first().ok_or("expected a timestamp")?;
+                        (decimal_ns(t, 1_000_000)?, &f[1..])
+                    } else {
+                        (0, &f[..])
+                    };
+                    let action = *rest.get(1).ok_or_else(|| {
+                        format!(
+                            "expected `{}filename action [offset length]`",
+                            if v3 { "timestamp " } else { "" }
+                        )
+                    })?;
+                    let op = match action {
+                        "add" | "open" | "close" => return Ok(None),
+                        "read" => TraceOp::Read,
+                        "write" => TraceOp::Write,
+                        "trim" => TraceOp::Trim,
+                        "sync" | "datasync" => TraceOp::Flush,
+                        other => return Err(format!("expected an action (add, open, close, read, write, trim, sync), found {other:?}")),
+                    };
+                    if op == TraceOp::Flush {
+                        return req(t, op, 0, 0);
+                    }
+                    if rest.len() < 4 {
+                        return Err(format!("expected an offset and a length after {action:?}"));
+                    }
+                    req(t, op, whole(rest[2], "offset")?, whole(rest[3], "length")?)
+                })();
+                c.take(i + 1, parsed)?;
+            }
+        }
+        Format::Roundup => {
+            return Err(
+                InputError::new(file, "", "a roundup trace file is Parquet, not text").into(),
+            )
+        }
+    }
+    if c.out.is_empty() {
+        return Err(InputError::new(
+            file,
+            "",
+            format!(
+                "no requests found (read as {format}{})",
+                if c.skipped > 0 {
+                    format!(", {} malformed lines skipped", c.skipped)
+                } else {
+                    String::new()
+                }
+            ),
+        )
+        .into());
+    }
+    // Times relative to the first request.
+    let t0 = c.out[0].time_ns;
+    for r in &mut c.out {
+        r.time_ns -= t0;
+        r.complete_ns = r.complete_ns.map(|t| t.saturating_sub(t0));
+    }
+    Ok(Trace {
+        requests: c.out,
+        format,
+        skipped: c.skipped,
+    })
+}
+
+/// blkparse: `8,33 30 1 0.001368096 5025 D R 540544 + 8 [proc]`. Takes the issue (`D`) or
+/// queue (`Q`) events; completion (`C`) events give the completion times of the requests
+/// they match (same sector and size). Summary lines and other events are passed over.
+fn blkparse(c: &mut Collector, text: &str, queue_events: bool) -> Result<()> {
+    let wanted = if queue_events { "Q" } else { "D" };
+    let mut pending: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
+    for (i, l) in text.lines().enumerate() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let is_event = f.len() >= 7
+            && f[0]
+                .split_once(',')
+                .is_some_and(|(a, b)| is_num(a) && is_num(b));
+        if !is_event {
+            continue; // the per-CPU and total summaries blkparse prints at the end
+        }
+        let action = f[5];
+        if action != wanted && action != "C" {
+            continue;
+        }
+        let parsed = (|| {
+            let t = decimal_ns(f[3], 1_000_000_000)?;
+            let rwbs = f[6];
+            if f.len() < 10 || f[8] != "+" {
+                if rwbs.contains('F') && action == wanted {
+                    let mut r = req(t, TraceOp::Flush, 0, 0)?;
+                    if let Some(r) = r.as_mut() {
+                        r.process = f[4].parse().ok();
+                    }
+                    return Ok((r, None));
+                }
+                return Err(format!("expected `sector + count` after {rwbs:?}"));
+            }
+            let sector: u64 = whole(f[7], "sector")?;
+            let count: u64 = whole(f[9], "sector count")?;
+            if action == "C" {
+                return Ok((None, Some((sector, count, t))));
+            }
+            let op = if rwbs.contains('D') {
+                TraceOp::Trim
+            } else if rwbs.contains('W') {
+                TraceOp::Write
+            } else if rwbs.contains('R') {
+                TraceOp::Read
+            } else if rwbs.contains('F') || count == 0 {
+                TraceOp::Flush
+            } else {
+                return Err(format!("expected R, W, D or F in {rwbs:?}"));
+            };
+            let mut r = req(t, op, sector * 512, count * 512)?;
+            if let Some(r) = r.as_mut() {
+                r.process = f[4].parse().ok();
+            }
+            Ok((r, None))
+        })();
+        match parsed {
+            Ok((Some(r), _)) => {
+                let key = (r.offset / 512, r.len as u64 / 512);
+                let before = c.out.len();
+                c.take(i + 1, Ok(Some(r)))?;
+                if c.out.len() > before {
+                    pending.entry(key).or_default().push(before);
+                }
+            }
+            Ok((None, Some((sector, count, t)))) => {
+                if let Some(idx) = pending.get_mut(&(sector, count)).and_then(|v| {
+                    if v.is_empty() {
+                        None
+                    } else {
+                        Some(v.remove(0))
+                    }
+                }) {
+                    c.out[idx].complete_ns = Some(t.max(c.out[idx].time_ns));
+                }
+            }
+            Ok(_) => {}
+            Err(m) => c.bad(i + 1, m)?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn imp(text: &str) -> Result<Trace> {
+        import(Path::new("t.trace"), text, &ImportOptions::default())
+    }
+
+    #[test]
+    fn detects_each_format() {
+        assert_eq!(
+            detect("8,33 30 1 0.001368096 5025 D R 540544 + 8 [x]\n"),
+            Some(Format::Blkparse)
+        );
+        assert_eq!(
+            detect("128166372003061629,hm,1,Read,3154509824,32768,2123\n"),
+            Some(Format::Msr)
+        );
+        assert_eq!(detect("0,303567,3584,w,0.000000\n"), Some(Format::Spc));
+        assert_eq!(detect("0.000000 0 23456 8 1\n"), Some(Format::Disksim));
+        assert_eq!(detect("938513000 4 264719034 16 0\n"), Some(Format::Mqsim));
+        assert_eq!(
+            detect("fio version 3 iolog\n0 /dev/sdb add\n"),
+            Some(Format::Fio3)
+        );
+        assert_eq!(
+            detect(
+                "prose\n####\nstart ; sector; length ; op ; a ; b\n 0.0 ; 8 ; 8 ; W ; 0.0 ; 0.0\n"
+            ),
+            Some(Format::Blkreplay)
+        );
+        assert_eq!(detect("hello world\n"), None);
+    }
+
+    #[test]
+    fn blkparse_takes_issue_events_and_pairs_completions() {
+        let t = imp("8,33 30 1 0.001000000 5025 Q R 540544 + 8 [x]\n8,33 30 2 0.001368096 5025 D R 540544 + 8 [x]\n8,33 30 3 0.001500000 0 C R 540544 + 8 [0]\n8,33 1 4 0.002 77 D WS 100 + 16 [y]\nCPU30 (8,33):\n Reads Queued: 1, 4KiB\n").unwrap();
+        assert_eq!(t.requests.len(), 2);
+        assert_eq!(t.requests[0].offset, 540544 * 512);
+        assert_eq!(t.requests[0].len, 4096);
+        assert_eq!(t.requests[0].complete_ns, Some(1_500_000 - 1_368_096));
+        assert_eq!(t.requests[1].op, TraceOp::Write);
+        assert_eq!(t.requests[1].time_ns, 2_000_000 - 1_368_096);
+        assert_eq!(t.requests[1].process, Some(77));
+        let q = import(
+            Path::new("t"),
+            "8,33 30 1 0.001000000 5025 Q R 540544 + 8 [x]\n",
+            &ImportOptions {
+                queue_events: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(q.requests.len(), 1);
+    }
+
+    #[test]
+    fn msr_spc_disksim_fio() {
+        let t = imp("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166372003061629,hm,1,Read,3154509824,32768,2123\n128166372013061629,hm,1,Write,0,4096,10\n").unwrap();
+        assert_eq!(t.format, Format::Msr);
+        assert_eq!(t.requests[1].time_ns, 1_000_000_000);
+        assert_eq!(t.requests[0].complete_ns, Some(212_300));
+        let t = imp("0,303567,3584,w,0.000000\n1,1,512,r,0.5\n").unwrap();
+        assert_eq!(
+            (t.requests[0].offset, t.requests[1].time_ns),
+            (303567 * 512, 500_000_000)
+        );
+        let t = imp("0.000000 0 23456 8 1\n1.5 0 99 16 0\n").unwrap();
+        assert_eq!(
+            (t.requests[1].time_ns, t.requests[1].op, t.requests[1].len),
+            (1_500_000, TraceOp::Write, 8192)
+        );
+        let t = imp("fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n5 /dev/sdb read 4096 4096\n7 /dev/sdb trim 0 8192\n9 /dev/sdb close\n").unwrap();
+        assert_eq!(t.requests.len(), 2);
+        assert_eq!(
+            (t.requests[1].op, t.requests[1].time_ns),
+            (TraceOp::Trim, 2_000_000)
+        );
+        let again = imp(&t.to_fio_iolog("/dev/sdb")).unwrap();
+        assert_eq!(
+            again.requests, t.requests,
+            "fio iolog v3 export reads back the same"
+        );
+        let t = imp("fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n/dev/sdb write 0 4096\n/dev/sdb close\n").unwrap();
+        assert_eq!(t.requests.len(), 1);
+    }
+
+    #[test]
+    fn bad_input_names_the_line() {
+        let e = imp("0.0 0 1 8 1\n0.5 0 2 x 1\n").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.trace:2: expected a whole number for the size in sectors, found \"x\""
+        );
+        let e = imp("1.0 0 1 8 1\n0.5 0 2 8 1\n").unwrap_err().to_string();
+        assert!(e.starts_with("t.trace:2: time goes backwards"), "{e}");
+        let e = imp("0.0 0 1 0 1\n").unwrap_err().to_string();
+        assert_eq!(e, "t.trace:1: expected a request size above zero, found 0");
+        let e = imp("0,1,512,r,-1\n").unwrap_err().to_string();
+        assert!(e.contains("negative"), "{e}");
+        let e = imp("hello\n").unwrap_err().to_string();
+        assert!(e.contains("cannot tell the trace format"), "{e}");
+        let e = import(
+            Path::new("t"),
+            "",
+            &ImportOptions {
+                format: Some(Format::Mqsim),
+                ..Default::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("no requests"), "{e}");
+        let t = import(
+            Path::new("t"),
+            "0.0 0 1 8 1\n0.5 0 2 x 1\n1.0 0 3 8 0\n",
+            &ImportOptions {
+                skip_bad: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!((t.requests.len(), t.skipped), (2, 1));
+        assert!("nope"
+            .parse::<Format>()
+            .unwrap_err()
+            .contains("expected one of: blkparse"));
+    }
+}

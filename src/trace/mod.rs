@@ -1,0 +1,110 @@
+//! Block I/O traces: one model for every source format, importers, statistics and exports.
+//!
+//! A trace is a list of requests in issue order: issue time, operation, offset, length, and,
+//! where the source records them, the completion time, the queue depth at issue and the
+//! process. Importers read blkparse text, MSR Cambridge / SNIA CSV, UMass / SPC, DiskSim
+//! and MQSim ASCII, blkreplay `.load` (gzip or not), fio iolog v2 and v3, and roundup's own
+//! Parquet trace file; each is chosen by name or detected from the content.
+
+mod import;
+mod stats;
+
+pub use import::{detect, import, import_file, Format, ImportOptions};
+pub use stats::{stats, SizeShare, TraceStats};
+
+use serde::Serialize;
+
+/// What a traced request does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceOp {
+    /// Read.
+    Read,
+    /// Write.
+    Write,
+    /// Discard (TRIM).
+    Trim,
+    /// Cache flush.
+    Flush,
+}
+
+impl TraceOp {
+    /// `read`, `write`, `trim`, `flush`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            TraceOp::Read => "read",
+            TraceOp::Write => "write",
+            TraceOp::Trim => "trim",
+            TraceOp::Flush => "flush",
+        }
+    }
+
+    /// The operation for a word of [`word`](Self::word).
+    pub fn from_word(w: &str) -> Option<TraceOp> {
+        match w {
+            "read" => Some(TraceOp::Read),
+            "write" => Some(TraceOp::Write),
+            "trim" => Some(TraceOp::Trim),
+            "flush" => Some(TraceOp::Flush),
+            _ => None,
+        }
+    }
+}
+
+/// One traced request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TraceRequest {
+    /// Issue time since the first request (ns).
+    pub time_ns: u64,
+    /// What it does.
+    pub op: TraceOp,
+    /// Byte offset.
+    pub offset: u64,
+    /// Length in bytes (0 for a flush).
+    pub len: u32,
+    /// Completion time since the first request (ns), where the source records it.
+    pub complete_ns: Option<u64>,
+    /// Queue depth at issue, where the source records it.
+    pub qd: Option<u32>,
+    /// Issuing process, where the source records it.
+    pub process: Option<u32>,
+}
+
+/// A trace: requests in issue order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// The requests.
+    pub requests: Vec<TraceRequest>,
+    /// The format it was read from.
+    pub format: Format,
+    /// Malformed lines skipped (with `--skip-bad`).
+    pub skipped: usize,
+}
+
+impl Trace {
+    /// The trace in fio's iolog version 3 format, replaying on `device`: times in
+    /// milliseconds; trims become `trim`, flushes `sync`.
+    pub fn to_fio_iolog(&self, device: &str) -> String {
+        let mut out = String::with_capacity(self.requests.len() * 40 + 64);
+        out.push_str("fio version 3 iolog\n");
+        out.push_str(&format!("0 {device} add\n0 {device} open\n"));
+        let mut last = 0;
+        for r in &self.requests {
+            let ms = r.time_ns / 1_000_000;
+            last = last.max(ms);
+            let action = match r.op {
+                TraceOp::Read => "read",
+                TraceOp::Write => "write",
+                TraceOp::Trim => "trim",
+                TraceOp::Flush => "sync",
+            };
+            if r.op == TraceOp::Flush {
+                out.push_str(&format!("{ms} {device} {action}\n"));
+            } else {
+                out.push_str(&format!("{ms} {device} {action} {} {}\n", r.offset, r.len));
+            }
+        }
+        out.push_str(&format!("{last} {device} close\n"));
+        out
+    }
+}

@@ -1,0 +1,195 @@
+//! The real traces in shared/traces import with the counts their files hold, export and
+//! read back, and malformed input is reported by line.
+
+mod common;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use common::{stderr, stdout, TestLab};
+use roundup::trace::{import_file, stats, Format, ImportOptions, TraceOp};
+
+fn shared(name: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/traces")
+        .join(name);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipped: {} is not here (shared/ lies beside the repository)",
+            p.display()
+        );
+        None
+    }
+}
+
+fn text(p: &Path) -> String {
+    let bytes = std::fs::read(p).unwrap();
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    } else {
+        String::from_utf8(bytes).unwrap()
+    }
+}
+
+#[test]
+fn mqsim_traces_import_with_their_counts() {
+    for name in ["mqsim-tpcc-small.trace", "mqsim-wsrch-small.trace"] {
+        let Some(p) = shared(name) else { return };
+        let raw = text(&p);
+        let lines: Vec<Vec<&str>> = raw
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        let reads = lines.iter().filter(|f| f[4] == "1").count();
+        let t = import_file(&p, &ImportOptions::default()).unwrap();
+        assert_eq!(t.format, Format::Mqsim, "{name}");
+        assert_eq!(t.requests.len(), lines.len(), "{name}");
+        assert_eq!(
+            t.requests.iter().filter(|r| r.op == TraceOp::Read).count(),
+            reads,
+            "{name}"
+        );
+        let bytes: u64 = lines
+            .iter()
+            .map(|f| f[3].parse::<u64>().unwrap() * 512)
+            .sum();
+        assert_eq!(t.requests.iter().map(|r| r.len as u64).sum::<u64>(), bytes);
+        let first: u64 = lines[0][0].parse().unwrap();
+        let last: u64 = lines[lines.len() - 1][0].parse().unwrap();
+        assert_eq!(
+            t.requests.last().unwrap().time_ns,
+            last - first,
+            "times in ns from the first request"
+        );
+    }
+}
+
+#[test]
+fn blkreplay_traces_import_with_their_counts() {
+    for name in ["windows-shared-server.load.gz", "windows-mssql.load.gz"] {
+        let Some(p) = shared(name) else { return };
+        let raw = text(&p);
+        let data: Vec<Vec<&str>> = raw
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.contains(';') && !l.starts_with("start"))
+            .map(|l| l.split(';').map(str::trim).collect())
+            .collect();
+        let t = import_file(&p, &ImportOptions::default()).unwrap();
+        assert_eq!(t.format, Format::Blkreplay);
+        assert_eq!(t.requests.len(), data.len(), "{name}");
+        let writes = data.iter().filter(|f| f[3] == "W").count();
+        assert_eq!(
+            t.requests.iter().filter(|r| r.op == TraceOp::Write).count(),
+            writes,
+            "{name}"
+        );
+        let s = stats(&t);
+        assert_eq!(s.reads + s.writes, data.len() as u64);
+    }
+}
+
+#[test]
+fn exports_read_back_the_same_requests() {
+    let Some(p) = shared("windows-mssql.load.gz") else {
+        return;
+    };
+    let t = import_file(&p, &ImportOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pq = dir.path().join("mssql.parquet");
+    roundup::store::write_trace(&t, &pq).unwrap();
+    let back = import_file(&pq, &ImportOptions::default()).unwrap();
+    assert_eq!(back.format, Format::Roundup);
+    assert_eq!(back.requests, t.requests);
+    // fio iolog v3 keeps milliseconds: same requests, times truncated to the millisecond.
+    let fio = dir.path().join("mssql.iolog");
+    std::fs::write(&fio, t.to_fio_iolog("/dev/sdX")).unwrap();
+    let back = import_file(&fio, &ImportOptions::default()).unwrap();
+    assert_eq!(back.format, Format::Fio3);
+    assert_eq!(back.requests.len(), t.requests.len());
+    for (a, b) in back.requests.iter().zip(&t.requests) {
+        assert_eq!((a.op, a.offset, a.len), (b.op, b.offset, b.len));
+        assert!(b.time_ns - a.time_ns < 1_000_000 + 1);
+    }
+}
+
+#[test]
+fn trace_commands_and_their_errors() {
+    let lab = TestLab::new();
+    lab.write(
+        "t.trace",
+        "0.0 0 1 8 1\n0.5 0 9 16 0\n1.0 0 2 x 1\n1.5 0 3 8 1\n",
+    );
+    let path = lab.path().join("t.trace");
+    let p = path.to_str().unwrap();
+    let out = lab.roundup(&["trace", "stats", p]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!(
+            "{p}:3: expected a whole number for the size in sectors, found \"x\""
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let out = lab.roundup(&["trace", "stats", p, "--skip-bad", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 malformed lines skipped"));
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            s["requests"].as_u64(),
+            s["reads"].as_u64(),
+            s["writes"].as_u64()
+        ),
+        (Some(3), Some(2), Some(1))
+    );
+    assert_eq!(s["format"], "disksim");
+    for key in [
+        "sizes",
+        "sequential_percent",
+        "average_qd",
+        "footprint_bytes",
+        "duration_s",
+    ] {
+        assert!(s.get(key).is_some(), "{key}");
+    }
+    let out = lab.roundup(&["trace", "stats", p, "--format", "msr"]);
+    assert!(
+        stderr(&out).contains(":1: expected 7 fields"),
+        "{}",
+        stderr(&out)
+    );
+    let out = lab.roundup(&["trace", "stats", p, "--format", "cobol"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown trace format \"cobol\""),
+        "{}",
+        stderr(&out)
+    );
+    let iolog = lab.path().join("t.iolog");
+    let out = lab.roundup(&[
+        "trace",
+        "convert",
+        p,
+        iolog.to_str().unwrap(),
+        "--skip-bad",
+        "--device",
+        "/dev/sdb",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("wrote 3 requests"));
+    let text = std::fs::read_to_string(&iolog).unwrap();
+    assert!(
+        text.starts_with(
+            "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n0 /dev/sdb read 512 4096\n"
+        ),
+        "{text}"
+    );
+}
