@@ -83,6 +83,7 @@ fn main() {
         compressible_fraction: 0.25,
         precondition: Default::default(),
         steady_state: None,
+        replay: None,
     };
     let span = t.info().capacity.min(1 << 30);
     let stop = AtomicBool::new(false);
@@ -99,6 +100,7 @@ fn main() {
             &discard,
             &|_| {},
             &stop,
+            None,
         )
         .expect("run");
         off.push(o.ios as f64 / (o.measured_ns as f64 / 1e9));
@@ -114,6 +116,7 @@ fn main() {
             &sink,
             &|_| {},
             &stop,
+            None,
         )
         .expect("run");
         writer.finish().expect("finish");

@@ -2,8 +2,10 @@
 //! drives), then run each drive's jobs in plan order: real drives one after another, then
 //! simulated drives in parallel (rayon). Each job streams its samples to the store.
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -17,6 +19,7 @@ use crate::store::{
 };
 use crate::suite::{BlockSizes, DataKind, Length, Operation, Pattern, Span, Workload};
 use crate::target::{self, EngineChoice, Target, TargetKind};
+use crate::trace::{ImportOptions, Trace};
 
 /// roundup's git revision at build time (`unknown` outside a git checkout).
 pub const GIT_REVISION: &str = match option_env!("ROUNDUP_GIT_REVISION") {
@@ -69,7 +72,7 @@ struct Group<'a> {
     target: Box<dyn Target>,
     firmware: String,
     firmware_source: &'static str,
-    jobs: Vec<(usize, &'a Job, u64)>,
+    jobs: Vec<(usize, &'a Job, u64, Option<Arc<Trace>>)>,
 }
 
 /// The firmware to file a drive's results under, and where it came from.
@@ -108,6 +111,28 @@ pub fn run(
     let total = plan.jobs.len();
     let mut groups: Vec<Group> = Vec::new();
     let mut problems = Vec::new();
+    // Every trace a replay test plays, read once, before anything runs.
+    let mut traces: BTreeMap<PathBuf, Arc<Trace>> = BTreeMap::new();
+    for job in &plan.jobs {
+        if let Some(spec) = &job.workload.replay {
+            let path = lab.root.join(&spec.trace);
+            if traces.contains_key(&path) {
+                continue;
+            }
+            match crate::trace::import_file(
+                &path,
+                &ImportOptions {
+                    format: spec.format,
+                    ..Default::default()
+                },
+            ) {
+                Ok(t) => {
+                    traces.insert(path, Arc::new(t));
+                }
+                Err(e) => problems.push(format!("{}: trace: {e}", job.id)),
+            }
+        }
+    }
     let mut i = 0;
     while i < plan.jobs.len() {
         let drive_id = &plan.jobs[i].drive;
@@ -126,7 +151,14 @@ pub fn run(
                 let mut checked = Vec::new();
                 for (k, job) in jobs.iter().enumerate() {
                     match target::check_workload(drive_id, target.info(), &job.workload) {
-                        Ok(span) => checked.push((i + k + 1, job, span)),
+                        Ok(span) => {
+                            let trace = job
+                                .workload
+                                .replay
+                                .as_ref()
+                                .and_then(|r| traces.get(&lab.root.join(&r.trace)).cloned());
+                            checked.push((i + k + 1, job, span, trace))
+                        }
                         Err(e) => problems.push(format!("{}: {e}", job.id)),
                     }
                 }
@@ -150,11 +182,20 @@ pub fn run(
     let interrupted = AtomicBool::new(false);
     let run_group = |g: Group| {
         let mut g = g;
-        for (index, job, span) in std::mem::take(&mut g.jobs) {
+        for (index, job, span, trace) in std::mem::take(&mut g.jobs) {
             if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
             }
-            match run_job(lab, &mut g, index, total, job, span, opts, obs, stop) {
+            match run_job(
+                lab,
+                &mut g,
+                index,
+                total,
+                (job, span, trace.as_deref()),
+                opts,
+                obs,
+                stop,
+            ) {
                 Ok(true) => summary.lock().expect("summary lock").completed += 1,
                 Ok(false) => summary.lock().expect("summary lock").skipped += 1,
                 Err(Error::Interrupted) => {
@@ -190,8 +231,7 @@ fn run_job(
     g: &mut Group,
     index: usize,
     total: usize,
-    job: &Job,
-    span: u64,
+    (job, span, trace): (&Job, u64, Option<&Trace>),
     opts: &RunOptions,
     obs: &dyn Observer,
     stop: &AtomicBool,
@@ -237,6 +277,7 @@ fn run_job(
         &sink,
         &|t| obs.job_tick(job, t),
         stop,
+        trace,
     )?;
     let (rows, samples_sha256) = writer.finish()?;
     let suite = &lab.suites[&job.suite];
@@ -335,10 +376,22 @@ fn precondition(
             compressible_fraction: 1.0,
             precondition: Default::default(),
             steady_state: None,
+            replay: None,
         };
         let discard = |_: u32| -> Box<dyn SampleSink + Send> { Box::new(engine::Discard) };
         let seed = crate::workload::derive_seed(job.seed, &["fill"]);
-        let (out, _) = engine::run(&fill, span, seed, target, engine, &discard, &|_| {}, stop)?;
+        let (out, _) = engine::run(
+            &fill,
+            span,
+            seed,
+            target,
+            engine,
+            &discard,
+            &|_| {},
+            stop,
+            None,
+        )?;
+
         record.fill_bytes = out.bytes;
         record.fill_seconds = out.end_ns as f64 / 1e9;
     }

@@ -193,3 +193,110 @@ fn trace_commands_and_their_errors() {
         "{text}"
     );
 }
+
+fn replay_suite(trace: &Path, extra: &str) -> String {
+    format!("name: r\ntitle: Replay\ntests:\n  - {{id: play, title: Playback, kind: replay, trace: {}, queue_depth: 4, span: full, metric: iops{extra}}}\n", trace.display())
+}
+
+fn manifest(lab: &TestLab, drive: &str, fw: &str) -> serde_json::Value {
+    let p = lab.path().join(format!(
+        "results/drive={drive}/firmware={fw}/suite=r/test=play/variant=base/repeat=1/manifest.json"
+    ));
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+#[test]
+fn replays_a_real_trace_on_a_simulated_drive_and_a_file() {
+    let Some(p) = shared("mqsim-tpcc-small.trace") else {
+        return;
+    };
+    let lab = TestLab::new();
+    lab.write("suites/r.yaml", &replay_suite(&p, ""));
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.file_drive("scratch", "32MiB");
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (drive, fw) in [("sim-a", "A1"), ("scratch", "unknown")] {
+        let m = manifest(&lab, drive, fw);
+        let r = &m["outcome"]["replay"];
+        assert_eq!(r["issued"], 6999, "{drive}: {r}");
+        assert_eq!(m["samples_rows"], 6999);
+        // The trace reaches 232 GB; both targets are smaller, so offsets were remapped.
+        assert!(r["remapped"].as_u64().unwrap() > 6000, "{r}");
+    }
+    let out = lab.roundup(&["summary", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["iops"].as_f64().unwrap() > 0.0));
+}
+
+#[test]
+fn timed_replay_records_lag_and_aligns_for_large_blocks() {
+    let Some(p) = shared("windows-shared-server.load.gz") else {
+        return;
+    };
+    let lab = TestLab::new();
+    // An hour of recording, played 1000 times faster.
+    lab.write(
+        "suites/r.yaml",
+        &replay_suite(&p, ", mode: timed, time_scale: 1000"),
+    );
+    lab.write(
+        "drives/sim-4k.yaml",
+        &common::SIM_DRIVE
+            .replace("{id}", "sim-4k")
+            .replace("{model}", "4K")
+            .replace("{fw}", "1")
+            .replace("{units}", "4")
+            .replace(
+                "  command_overhead: 20us\n",
+                "  command_overhead: 20us\n  logical_block: 4KiB\n",
+            ),
+    );
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m = manifest(&lab, "sim-4k", "1");
+    let r = &m["outcome"]["replay"];
+    assert_eq!(r["issued"], 1371);
+    // Sizes of 512 B to 3.5 KiB on a 4 KiB-sector drive are widened.
+    assert!(r["aligned"].as_u64().unwrap() > 100, "{r}");
+    assert!(r["lag_max_us"].as_f64().is_some());
+    // Issued at the recorded times: the playback lasts about the recording / 1000.
+    let end_s = m["outcome"]["end_ns"].as_f64().unwrap() / 1e9;
+    assert!((3.5..3.7).contains(&end_s), "{end_s} s");
+}
+
+#[test]
+fn replay_tests_check_their_inputs() {
+    let lab = TestLab::new();
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.write(
+        "suites/r.yaml",
+        &replay_suite(Path::new("traces/missing.trace"), ""),
+    );
+    let out = lab.roundup(&["run"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("trace:") && stderr(&out).contains("missing.trace"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!lab.path().join("results").exists(), "nothing ran");
+    lab.write(
+        "suites/r.yaml",
+        &replay_suite(Path::new("x.trace"), ", operation: read"),
+    );
+    let out = lab.roundup(&["check"]);
+    assert!(
+        stderr(&out).contains("operation: a replay test plays its trace, whole"),
+        "{}",
+        stderr(&out)
+    );
+    lab.write("suites/r.yaml", "name: r\ntitle: R\ntests:\n  - {id: play, title: P, kind: replay, queue_depth: 4, span: full, metric: iops}\n");
+    let out = lab.roundup(&["check"]);
+    assert!(
+        stderr(&out).contains("missing field `trace`"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -11,7 +11,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::suite::{Length, Workload};
 use crate::target::{AlignedBuf, Completion, EngineChoice, IoQueue, Target};
-use crate::workload::{compressed_fraction, DataFiller, IoRequest, IoSource, Op, SyntheticSource};
+use crate::trace::Trace;
+use crate::workload::{
+    compressed_fraction, DataFiller, IoRequest, IoSource, Op, ReplayReport, SyntheticSource,
+    TraceSource,
+};
 
 /// One measured I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +81,9 @@ pub struct Outcome {
     /// For a steady-state test: whether and where steady state was reached.
     #[serde(default)]
     pub steady_state: Option<steady::Verdict>,
+    /// For a replay: what playback changed, and how late timed issues were.
+    #[serde(default)]
+    pub replay: Option<ReplayReport>,
 }
 
 /// A progress report, sent every few thousand I/Os.
@@ -130,6 +137,9 @@ struct LoopResult {
     last_done: u64,
     probe_in: u64,
     probe_out: u64,
+    lag_sum_ns: u64,
+    lag_max_ns: u64,
+    late: u64,
 }
 
 /// Runs one job's workload on `target` over `span` bytes with the job's `seed`, in the
@@ -145,8 +155,10 @@ pub fn run<'s>(
     sink: &(dyn Fn(u32) -> Box<dyn SampleSink + Send + 's> + Sync),
     progress: &(dyn Fn(Tick) + Sync),
     stop: &AtomicBool,
+    trace: Option<&Trace>,
 ) -> Result<(Outcome, &'static str)> {
     let shape = shape(w, target);
+    let block = target.info().logical_block as u64;
     let needs_data = target.needs_data() && w.operation.writes();
     let queues = target.queues(shape.threads, shape.depth, engine)?;
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
@@ -163,7 +175,10 @@ pub fn run<'s>(
             crate::workload::derive_seed(seed, &["thread", &t.to_string()])
         };
         let mut sink = sink(t as u32);
-        let mut source = SyntheticSource::new(w, span, seed);
+        let mut source: Box<dyn IoSource> = match (trace, &w.replay) {
+            (Some(t), Some(spec)) => Box::new(TraceSource::new(&t.requests, spec, span, block)),
+            _ => Box::new(SyntheticSource::new(w, span, seed)),
+        };
         let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
         let report = |tick: Tick| {
             if t == 0 {
@@ -181,7 +196,7 @@ pub fn run<'s>(
         let r = run_loop(
             w,
             &ctx,
-            &mut source,
+            source.as_mut(),
             &mut filler,
             queue,
             sink.as_mut(),
@@ -230,6 +245,9 @@ pub fn run<'s>(
         };
         total.probe_in += r.probe_in;
         total.probe_out += r.probe_out;
+        if total.out.replay.is_none() {
+            total.out.replay = r.out.replay;
+        }
     }
     if stop.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
@@ -312,7 +330,9 @@ fn run_loop(
     let mut writes = 0u64;
     let mut probes = 0u32;
     loop {
-        while issuing && outstanding < depth {
+        // A timed replay's next request that is not due yet.
+        let mut waiting: Option<u64> = None;
+        while issuing && outstanding < source.depth_limit().map_or(depth, |q| q.min(depth)) {
             let now = queue.now();
             let end_ns = match tracker {
                 Some(t) => {
@@ -328,10 +348,21 @@ fn run_loop(
                 issuing = false;
                 break;
             }
+            let due = source.next_deadline();
+            if due.is_some_and(|d| now < d) {
+                waiting = due;
+                break;
+            }
             let Some(req) = source.next_request() else {
                 issuing = false;
                 break;
             };
+            if let Some(d) = due {
+                let lag = now - d;
+                r.lag_sum_ns += lag;
+                r.lag_max_ns = r.lag_max_ns.max(lag);
+                r.late += (lag > 1_000_000) as u64;
+            }
             let (slot, mut buf) = free
                 .pop()
                 .expect("a free slot when fewer than depth are in flight");
@@ -353,10 +384,14 @@ fn run_loop(
             inflight[slot as usize] = Some((req, now, outstanding));
             queue.submit(slot, req, buf)?;
         }
-        if outstanding == 0 {
+        if outstanding == 0 && waiting.is_none() {
             break;
         }
-        queue.reap(&mut completions)?;
+        match waiting {
+            Some(d) => queue.wait_until(d, &mut completions)?,
+            None => queue.reap(&mut completions)?,
+        }
+
         for c in completions.drain(..) {
             outstanding -= 1;
             let (req, submit, qd) = inflight[c.slot as usize]
@@ -410,5 +445,16 @@ fn run_loop(
         }
     }
     r.out.end_ns = queue.now();
+    r.out.replay = source.replay_report().map(|mut rep| {
+        if w.replay
+            .as_ref()
+            .is_some_and(|s| s.mode == crate::suite::ReplayMode::Timed)
+        {
+            rep.lag_mean_us = r.lag_sum_ns as f64 / rep.issued.max(1) as f64 / 1e3;
+            rep.lag_max_us = r.lag_max_ns as f64 / 1e3;
+            rep.late_issues = r.late;
+        }
+        rep
+    });
     Ok(r)
 }

@@ -127,12 +127,114 @@ pub struct Workload {
     pub precondition: Precondition,
     /// Rounds of `duration` until the SNIA steady-state criteria hold, if set.
     pub steady_state: Option<SteadyState>,
+    /// For a `kind: replay` test: the trace played back instead of the synthetic requests.
+    pub replay: Option<ReplaySpec>,
+}
+
+/// What a test issues: synthetic requests, or a recorded trace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TestKind {
+    /// Requests from the workload's generator.
+    #[default]
+    Synthetic,
+    /// Requests from a trace (storage-bench playback).
+    Replay,
+}
+
+/// How a trace is played back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayMode {
+    /// In the trace's order, each request as soon as the queue depth allows (the storage
+    /// bench way, which isolates the drive).
+    #[default]
+    AsFastAsPossible,
+    /// At the recorded issue times (scaled); how late each issue is gets recorded.
+    Timed,
+}
+
+/// How offsets beyond the span are brought into it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Remap {
+    /// Offset modulo the span.
+    #[default]
+    Modulo,
+    /// Offsets scaled by span / the trace's highest offset.
+    Scale,
+}
+
+/// A trace played back by a `kind: replay` test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplaySpec {
+    /// The trace file, relative to the lab.
+    pub trace: std::path::PathBuf,
+    /// Its format, or detect it.
+    pub format: Option<crate::trace::Format>,
+    /// As fast as possible, or timed.
+    pub mode: ReplayMode,
+    /// Timed mode: 2.0 plays twice as fast as recorded.
+    pub time_scale: f64,
+    /// How offsets beyond the span are remapped.
+    pub remap: Remap,
+}
+
+/// `trace: FILE` or `trace: {file: FILE, format: NAME}`.
+#[derive(Debug, Clone, PartialEq)]
+struct TraceRef {
+    file: std::path::PathBuf,
+    format: Option<crate::trace::Format>,
+}
+
+impl<'de> Deserialize<'de> for TraceRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar_or_map(
+            d,
+            "a trace file, or {file: FILE, format: NAME}",
+            |node| match node {
+                Node::Scalar(Scalar::Str(s)) if !s.is_empty() => Ok(TraceRef {
+                    file: s.into(),
+                    format: None,
+                }),
+                Node::Map(m) => {
+                    let mut file = None;
+                    let mut format = None;
+                    for (k, v) in &m {
+                        match (k.as_str(), v.as_str()) {
+                            (Some("file"), Some(f)) => file = Some(std::path::PathBuf::from(f)),
+                            (Some("format"), Some(f)) => {
+                                format = Some(f.parse::<crate::trace::Format>()?)
+                            }
+                            (Some(key), _) => {
+                                return Err(format!(
+                                    "unknown field `{key}` in trace, expected `file` or `format`"
+                                ))
+                            }
+                            _ => return Err("expected `file` and `format` keys in trace".into()),
+                        }
+                    }
+                    Ok(TraceRef {
+                        file: file.ok_or("trace: expected a `file`")?,
+                        format,
+                    })
+                }
+                Node::Scalar(other) => {
+                    Err(format!("expected a trace file, found {}", other.describe()))
+                }
+            },
+        )
+    }
 }
 
 impl Workload {
     /// Whether running this workload (preconditioning included) writes to the target.
     pub fn writes(&self) -> bool {
-        self.operation.writes() || self.precondition.purge || self.precondition.fill > 0
+        // A trace is assumed to write (the safety checks run before it is read).
+        self.operation.writes()
+            || self.replay.is_some()
+            || self.precondition.purge
+            || self.precondition.fill > 0
     }
 }
 
@@ -424,6 +526,7 @@ impl Length {
     pub fn label(&self) -> String {
         match self {
             Length::Duration(ns) => crate::units::DurationLabel(*ns).to_string(),
+            Length::Count(u64::MAX) => "the whole trace".into(),
             Length::Count(n) => format!("{n} I/Os"),
         }
     }
@@ -667,6 +770,25 @@ impl TestSpec {
 impl Workload {
     /// The workload as a chart subtitle: `4 KiB random write, QD3, 8 GiB span, 3 min`.
     pub fn describe(&self) -> String {
+        if let Some(r) = &self.replay {
+            let name = r
+                .trace
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            return match r.mode {
+                ReplayMode::AsFastAsPossible => format!(
+                    "replay of {name}, as fast as possible, up to QD{}, {}",
+                    self.queue_depth,
+                    self.span.label()
+                ),
+                ReplayMode::Timed => format!(
+                    "replay of {name} at its recorded times (×{}), {}",
+                    r.time_scale,
+                    self.span.label()
+                ),
+            };
+        }
         let pattern = match self.pattern {
             Pattern::Random => "random",
             Pattern::Sequential => "sequential",
@@ -702,9 +824,22 @@ fn threads<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
 struct RawTest {
     id: Ident,
     title: String,
-    operation: Operation,
-    pattern: Pattern,
-    block_size: BlockSizes,
+    #[serde(default)]
+    kind: TestKind,
+    #[serde(default)]
+    operation: Option<Operation>,
+    #[serde(default)]
+    pattern: Option<Pattern>,
+    #[serde(default)]
+    block_size: Option<BlockSizes>,
+    #[serde(default)]
+    trace: Option<TraceRef>,
+    #[serde(default)]
+    mode: Option<ReplayMode>,
+    #[serde(default)]
+    time_scale: Option<f64>,
+    #[serde(default)]
+    remap: Option<Remap>,
     #[serde(default)]
     align: Option<Size>,
     span: Span,
@@ -739,7 +874,69 @@ struct RawTest {
 impl<'de> Deserialize<'de> for TestSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = RawTest::deserialize(d)?;
+        let replay = match raw.kind {
+            TestKind::Synthetic => {
+                for (name, given) in [
+                    ("trace", raw.trace.is_some()),
+                    ("mode", raw.mode.is_some()),
+                    ("time_scale", raw.time_scale.is_some()),
+                    ("remap", raw.remap.is_some()),
+                ] {
+                    if given {
+                        return Err(D::Error::custom(format!(
+                            "{name}: applies to `kind: replay` tests"
+                        )));
+                    }
+                }
+                for (name, missing) in [
+                    ("operation", raw.operation.is_none()),
+                    ("pattern", raw.pattern.is_none()),
+                    ("block_size", raw.block_size.is_none()),
+                ] {
+                    if missing {
+                        return Err(D::Error::custom(format!("missing field `{name}` (a synthetic test needs operation, pattern and block_size)")));
+                    }
+                }
+                None
+            }
+            TestKind::Replay => {
+                for (name, given) in [
+                    ("operation", raw.operation.is_some()),
+                    ("pattern", raw.pattern.is_some()),
+                    ("block_size", raw.block_size.is_some()),
+                    ("duration", raw.duration.is_some()),
+                    ("count", raw.count.is_some()),
+                    ("steady_state", raw.steady_state.is_some()),
+                ] {
+                    if given {
+                        return Err(D::Error::custom(format!(
+                            "{name}: a replay test plays its trace, whole; leave `{name}` out"
+                        )));
+                    }
+                }
+                let Some(t) = raw.trace.clone() else {
+                    return Err(D::Error::custom(
+                        "missing field `trace` (a replay test needs the trace file)",
+                    ));
+                };
+                let scale = raw.time_scale.unwrap_or(1.0);
+                if !(scale > 0.0 && scale.is_finite()) {
+                    return Err(D::Error::custom(format!(
+                        "time_scale: expected a number above zero, found {scale}"
+                    )));
+                }
+                Some(ReplaySpec {
+                    trace: t.file,
+                    format: t.format,
+                    mode: raw.mode.unwrap_or_default(),
+                    time_scale: scale,
+                    remap: raw.remap.unwrap_or_default(),
+                })
+            }
+        };
         let length = match (raw.duration, raw.count) {
+            _ if replay.is_some() => Length::Count(u64::MAX),
+
             (Some(dur), None) if dur.0 > 0 => Length::Duration(dur.0),
             (Some(_), None) => {
                 return Err(D::Error::custom("duration: expected a duration above zero"))
@@ -769,7 +966,7 @@ impl<'de> Deserialize<'de> for TestSpec {
         let align = raw
             .align
             .map(|a| a.0)
-            .unwrap_or_else(|| raw.block_size.min());
+            .unwrap_or_else(|| raw.block_size.as_ref().map(|b| b.min()).unwrap_or(512));
         for a in std::iter::once(align).chain(raw.variants.align.iter().map(|a| a.0)) {
             if a % 512 != 0 {
                 return Err(D::Error::custom(format!(
@@ -817,9 +1014,9 @@ impl<'de> Deserialize<'de> for TestSpec {
             id: raw.id,
             title: raw.title,
             workload: Workload {
-                operation: raw.operation,
-                pattern: raw.pattern,
-                block_size: raw.block_size,
+                operation: raw.operation.unwrap_or(Operation { read_percent: 100 }),
+                pattern: raw.pattern.unwrap_or(Pattern::Random),
+                block_size: raw.block_size.unwrap_or(BlockSizes(vec![(4096, 1)])),
                 align,
                 span: raw.span,
                 queue_depth: raw.queue_depth.0,
@@ -828,7 +1025,9 @@ impl<'de> Deserialize<'de> for TestSpec {
                 warmup_ns: raw.warmup.map(|w| w.0).unwrap_or(0),
                 data: raw.data.unwrap_or(DataKind::Incompressible),
                 compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
+                replay,
                 precondition: raw.precondition,
+
                 steady_state: raw.steady_state.map(|s| SteadyState {
                     track: match raw.metric {
                         Metric::Iops | Metric::MbPerS => raw.metric,

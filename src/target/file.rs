@@ -340,6 +340,24 @@ impl IoQueue for PsyncQueue {
             .map_err(|_| Error::Target("an I/O worker thread stopped".into()))
     }
 
+    fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
+        let now = self.now();
+        if now < until {
+            match self
+                .done
+                .recv_timeout(std::time::Duration::from_nanos(until - now))
+            {
+                Ok(c) => out.push(c),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Ok(()),
+                Err(_) => return Err(Error::Target("the I/O worker threads stopped".into())),
+            }
+        }
+        while let Ok(c) = self.done.try_recv() {
+            out.push(c);
+        }
+        Ok(())
+    }
+
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
         let first = self
             .done

@@ -113,6 +113,9 @@ pub trait IoQueue {
     fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()>;
     /// Waits until at least one submitted I/O has completed and appends every completed one.
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()>;
+    /// Waits until an I/O completes (appending every completed one) or the clock reaches
+    /// `until`, whichever comes first; with nothing in flight, until `until`.
+    fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()>;
 }
 
 /// A drive roundup can run jobs on.
@@ -183,6 +186,10 @@ pub fn check_workload(drive: &str, info: &TargetInfo, w: &Workload) -> Result<u6
             SizeLabel(span),
             SizeLabel(w.block_size.max())
         ));
+    }
+    if w.replay.is_some() {
+        // A trace's requests are aligned to the logical block as they are played.
+        return Ok(span);
     }
     for (size, _) in &w.block_size.0 {
         if size % lb != 0 {

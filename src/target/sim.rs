@@ -235,6 +235,16 @@ impl IoQueue for SimQueue<'_> {
         Ok(())
     }
 
+    fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
+        match self.pending.peek() {
+            Some(Reverse((t, _, _))) if *t <= until + self.origin => self.reap(out),
+            _ => {
+                self.sim.clock = self.sim.clock.max(until + self.origin);
+                Ok(())
+            }
+        }
+    }
+
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
         let Some(Reverse((t, _, _))) = self.pending.peek().copied() else {
             return Err(Error::Target("reap with nothing in flight".into()));

@@ -121,53 +121,80 @@ impl IoQueue for UringQueue {
         Ok(())
     }
 
+    fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
+        let now = self.now();
+        if now < until && self.ring.completion().is_empty() {
+            let left = until - now;
+            let ts = types::Timespec::new()
+                .sec(left / 1_000_000_000)
+                .nsec((left % 1_000_000_000) as u32);
+            let args = types::SubmitArgs::new().timespec(&ts);
+            match self.ring.submitter().submit_with_args(1, &args) {
+                Ok(_) => {}
+                Err(e)
+                    if e.raw_os_error() == Some(libc::ETIME)
+                        || e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::Target(format!("{}: io_uring: {e}", self.name))),
+            }
+        }
+        let done_ns = self.now();
+        self.drain(done_ns, out)
+    }
+
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
         let before = out.len();
         while out.len() == before {
             self.wait()
                 .map_err(|e| Error::Target(format!("{}: io_uring: {e}", self.name)))?;
             let done_ns = self.now();
-            let cqes: Vec<(u64, i32)> = self
-                .ring
-                .completion()
-                .map(|c| (c.user_data(), c.result()))
-                .collect();
-            for (slot, res) in cqes {
-                let Some((buf, req)) = self.slots.get_mut(slot as usize).and_then(Option::take)
-                else {
-                    return Err(Error::Target(format!(
-                        "{}: io_uring completed an unknown slot {slot}",
-                        self.name
-                    )));
-                };
-                self.inflight -= 1;
-                let error = if res < 0 {
-                    Some(format!(
-                        "{}: {} of {} bytes at offset {}: {}",
-                        self.name,
-                        req.op.word(),
-                        req.len,
-                        req.offset,
-                        std::io::Error::from_raw_os_error(-res)
-                    ))
-                } else if res as u32 != req.len {
-                    Some(format!(
-                        "{}: short {} at offset {}: {res} of {} bytes",
-                        self.name,
-                        req.op.word(),
-                        req.offset,
-                        req.len
-                    ))
-                } else {
-                    None
-                };
-                out.push(Completion {
-                    slot: slot as u32,
-                    buf,
-                    done_ns,
-                    error,
-                });
-            }
+            self.drain(done_ns, out)?;
+        }
+        Ok(())
+    }
+}
+
+impl UringQueue {
+    /// Moves every completion in the ring to `out`, stamped `done_ns`.
+    fn drain(&mut self, done_ns: u64, out: &mut Vec<Completion>) -> Result<()> {
+        let cqes: Vec<(u64, i32)> = self
+            .ring
+            .completion()
+            .map(|c| (c.user_data(), c.result()))
+            .collect();
+        for (slot, res) in cqes {
+            let Some((buf, req)) = self.slots.get_mut(slot as usize).and_then(Option::take) else {
+                return Err(Error::Target(format!(
+                    "{}: io_uring completed an unknown slot {slot}",
+                    self.name
+                )));
+            };
+            self.inflight -= 1;
+            let error = if res < 0 {
+                Some(format!(
+                    "{}: {} of {} bytes at offset {}: {}",
+                    self.name,
+                    req.op.word(),
+                    req.len,
+                    req.offset,
+                    std::io::Error::from_raw_os_error(-res)
+                ))
+            } else if res as u32 != req.len {
+                Some(format!(
+                    "{}: short {} at offset {}: {res} of {} bytes",
+                    self.name,
+                    req.op.word(),
+                    req.offset,
+                    req.len
+                ))
+            } else {
+                None
+            };
+            out.push(Completion {
+                slot: slot as u32,
+                buf,
+                done_ns,
+                error,
+            });
         }
         Ok(())
     }

@@ -6,9 +6,11 @@
 //! every machine and with every version of the `rand` crates.
 
 mod data;
+mod replay;
 mod synthetic;
 
 pub use data::{compressed_fraction, DataFiller};
+pub use replay::{ReplayReport, TraceSource};
 pub use synthetic::SyntheticSource;
 
 use rand::{RngCore, SeedableRng};
@@ -54,6 +56,19 @@ pub trait IoSource {
     fn next_request(&mut self) -> Option<IoRequest>;
     /// The largest request this source can produce (sizes the I/O buffers).
     fn max_len(&self) -> u32;
+    /// The most I/Os in flight before the next request may issue (a trace's recorded queue
+    /// depth), if the source has one.
+    fn depth_limit(&self) -> Option<u32> {
+        None
+    }
+    /// When the next request is due (ns on the queue clock), for timed playback.
+    fn next_deadline(&self) -> Option<u64> {
+        None
+    }
+    /// What playback changed, for a trace source.
+    fn replay_report(&self) -> Option<ReplayReport> {
+        None
+    }
 }
 
 /// Derives a seed from a base seed and a path of names (suite, test, variant, repeat).

@@ -119,6 +119,7 @@ mod tests {
             compressible_fraction: 0.25,
             precondition: Default::default(),
             steady_state: None,
+            replay: None,
         }
     }
 
