@@ -88,7 +88,27 @@ enum TraceCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Generate a storage-bench trace from a profile (suites/profiles/NAME.yaml) and print
+    /// its statistics.
+    Gen {
+        /// Profile name (light, heavy, gaming, or any in suites/profiles/) or a path.
+        #[arg(long)]
+        profile: String,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write it here: roundup's Parquet trace for `.parquet`, else fio iolog v3.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// For an fio iolog: the device or file it replays on.
+        #[arg(long, default_value = "/dev/sdX")]
+        device: String,
+        /// Print the statistics as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Convert a trace to fio's iolog v3 (replayable with fio --read_iolog) or to roundup's
+
     /// own Parquet trace file.
     Convert {
         /// The trace file.
@@ -551,51 +571,96 @@ fn drives(lab_dir: &Path) -> Result<()> {
     Ok(())
 }
 
+fn print_stats(name: &str, s: &roundup::trace::TraceStats, json: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(s)?);
+        return Ok(());
+    }
+    println!("{name} ({} format)", s.format);
+    println!(
+        "  requests     {} ({} reads, {} writes, {} trims, {} flushes)",
+        s.requests, s.reads, s.writes, s.trims, s.flushes
+    );
+    println!(
+        "  data         {} MB read, {} MB written",
+        figure(s.read_bytes as f64 / 1e6),
+        figure(s.write_bytes as f64 / 1e6)
+    );
+    let sizes: Vec<String> = s
+        .sizes
+        .iter()
+        .take(8)
+        .map(|z| format!("{} {}%", z.label, figure(z.percent)))
+        .collect();
+    println!(
+        "  sizes        {}{}",
+        sizes.join(", "),
+        if s.sizes.len() > 8 { ", ..." } else { "" }
+    );
+    println!(
+        "  sequential   {}% of data requests",
+        figure(s.sequential_percent)
+    );
+    match s.average_qd {
+        Some(q) => println!("  average QD   {} (from {})", figure(q), s.qd_source),
+        None => println!("  average QD   {}", s.qd_source),
+    }
+    println!(
+        "  footprint    {} MB touched, up to offset {} MB",
+        figure(s.footprint_bytes as f64 / 1e6),
+        figure(s.max_offset as f64 / 1e6)
+    );
+    println!("  duration     {} s", figure(s.duration_s));
+    Ok(())
+}
+
+fn write_trace(
+    t: &roundup::trace::Trace,
+    out: &Path,
+    to_roundup: bool,
+    device: &str,
+) -> Result<()> {
+    if to_roundup {
+        store::write_trace(t, out)?;
+    } else {
+        store::write_atomic(out, t.to_fio_iolog(device).as_bytes())?;
+    }
+    eprintln!("wrote {} requests to {}", t.requests.len(), out.display());
+    Ok(())
+}
+
 fn trace(cmd: &TraceCommand) -> Result<()> {
     match cmd {
         TraceCommand::Stats { file, import, json } => {
             let t = import.load(file)?;
-            let s = roundup::trace::stats(&t);
-            if *json {
-                println!("{}", serde_json::to_string_pretty(&s)?);
-                return Ok(());
+            print_stats(
+                &file.display().to_string(),
+                &roundup::trace::stats(&t),
+                *json,
+            )
+        }
+        TraceCommand::Gen {
+            profile,
+            seed,
+            out,
+            device,
+            json,
+        } => {
+            let p = roundup::trace::load_profile(Path::new("."), profile)?;
+            let t = roundup::trace::generate(&p, *seed);
+            if let Some(out) = out {
+                write_trace(
+                    &t,
+                    out,
+                    out.extension().is_some_and(|e| e == "parquet"),
+                    device,
+                )?;
             }
-            println!("{} ({} format)", file.display(), s.format);
-            println!(
-                "  requests     {} ({} reads, {} writes, {} trims, {} flushes)",
-                s.requests, s.reads, s.writes, s.trims, s.flushes
-            );
-            println!(
-                "  data         {} MB read, {} MB written",
-                figure(s.read_bytes as f64 / 1e6),
-                figure(s.write_bytes as f64 / 1e6)
-            );
-            let sizes: Vec<String> = s
-                .sizes
-                .iter()
-                .take(8)
-                .map(|z| format!("{} {}%", z.label, figure(z.percent)))
-                .collect();
-            println!(
-                "  sizes        {}{}",
-                sizes.join(", "),
-                if s.sizes.len() > 8 { ", ..." } else { "" }
-            );
-            println!(
-                "  sequential   {}% of data requests",
-                figure(s.sequential_percent)
-            );
-            match s.average_qd {
-                Some(q) => println!("  average QD   {} (from {})", figure(q), s.qd_source),
-                None => println!("  average QD   {}", s.qd_source),
-            }
-            println!(
-                "  footprint    {} MB touched, up to offset {} MB",
-                figure(s.footprint_bytes as f64 / 1e6),
-                figure(s.max_offset as f64 / 1e6)
-            );
-            println!("  duration     {} s", figure(s.duration_s));
-            Ok(())
+            print_stats(
+                &format!("{} (seed {seed})", p.title),
+                &roundup::trace::stats(&t),
+                *json,
+            )
         }
         TraceCommand::Convert {
             file,
@@ -606,12 +671,9 @@ fn trace(cmd: &TraceCommand) -> Result<()> {
         } => {
             let t = import.load(file)?;
             match to.as_str() {
-                "fio" => store::write_atomic(out, t.to_fio_iolog(device).as_bytes())?,
-                "roundup" => store::write_trace(&t, out)?,
+                "fio" | "roundup" => write_trace(&t, out, to == "roundup", device),
                 other => bail!("--to: expected fio or roundup, found {other:?}"),
             }
-            println!("wrote {} requests to {}", t.requests.len(), out.display());
-            Ok(())
         }
     }
 }

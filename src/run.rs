@@ -3,7 +3,6 @@
 //! simulated drives in parallel (rayon). Each job streams its samples to the store.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -17,6 +16,7 @@ use crate::plan::{Job, Plan};
 use crate::store::{
     self, FileRef, JobManifest, PreconditionRecord, SampleWriter, MANIFEST, MANIFEST_FORMAT,
 };
+use crate::suite::TraceInput;
 use crate::suite::{BlockSizes, DataKind, Length, Operation, Pattern, Span, Workload};
 use crate::target::{self, EngineChoice, Target, TargetKind};
 use crate::trace::{ImportOptions, Trace};
@@ -112,22 +112,15 @@ pub fn run(
     let mut groups: Vec<Group> = Vec::new();
     let mut problems = Vec::new();
     // Every trace a replay test plays, read once, before anything runs.
-    let mut traces: BTreeMap<PathBuf, Arc<Trace>> = BTreeMap::new();
+    let mut traces: BTreeMap<TraceInput, Arc<Trace>> = BTreeMap::new();
     for job in &plan.jobs {
         if let Some(spec) = &job.workload.replay {
-            let path = lab.root.join(&spec.trace);
-            if traces.contains_key(&path) {
+            if traces.contains_key(&spec.trace) {
                 continue;
             }
-            match crate::trace::import_file(
-                &path,
-                &ImportOptions {
-                    format: spec.format,
-                    ..Default::default()
-                },
-            ) {
+            match load_trace(lab, &spec.trace) {
                 Ok(t) => {
-                    traces.insert(path, Arc::new(t));
+                    traces.insert(spec.trace.clone(), Arc::new(t));
                 }
                 Err(e) => problems.push(format!("{}: trace: {e}", job.id)),
             }
@@ -156,7 +149,7 @@ pub fn run(
                                 .workload
                                 .replay
                                 .as_ref()
-                                .and_then(|r| traces.get(&lab.root.join(&r.trace)).cloned());
+                                .and_then(|r| traces.get(&r.trace).cloned());
                             checked.push((i + k + 1, job, span, trace))
                         }
                         Err(e) => problems.push(format!("{}: {e}", job.id)),
@@ -337,6 +330,23 @@ fn run_job(
     store::write_atomic(&dir.join(MANIFEST), &json)?;
     obs.job_finished(job, &manifest);
     Ok(true)
+}
+
+/// Reads (or generates) the trace a replay test plays.
+fn load_trace(lab: &Lab, input: &TraceInput) -> Result<Trace> {
+    match input {
+        TraceInput::File { path, format } => crate::trace::import_file(
+            &lab.root.join(path),
+            &ImportOptions {
+                format: *format,
+                ..Default::default()
+            },
+        ),
+        TraceInput::Generate { profile, seed } => Ok(crate::trace::generate(
+            &crate::trace::load_profile(&lab.root, profile)?,
+            *seed,
+        )),
+    }
 }
 
 /// Purges and fills the span as the test asks, before its first repeat.

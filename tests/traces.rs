@@ -184,7 +184,7 @@ fn trace_commands_and_their_errors() {
         "/dev/sdb",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("wrote 3 requests"));
+    assert!(stderr(&out).contains("wrote 3 requests"));
     let text = std::fs::read_to_string(&iolog).unwrap();
     assert!(
         text.starts_with(
@@ -296,6 +296,124 @@ fn replay_tests_check_their_inputs() {
     let out = lab.roundup(&["check"]);
     assert!(
         stderr(&out).contains("missing field `trace`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn generated_storage_bench_traces_meet_their_profiles() {
+    let lab = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for name in ["light", "heavy", "gaming"] {
+        let p = roundup::trace::load_profile(lab, name).unwrap();
+        for seed in [1, 2] {
+            let t = roundup::trace::generate(&p, seed);
+            let s = stats(&t);
+            assert_eq!(
+                (s.reads, s.writes),
+                (p.reads.0, p.writes.0),
+                "{name}: exact counts"
+            );
+            for (size, weight) in &p.sizes.0 {
+                let got = s
+                    .sizes
+                    .iter()
+                    .find(|z| z.bytes as u64 == *size)
+                    .map(|z| z.percent)
+                    .unwrap_or(0.0);
+                assert!(
+                    (got - *weight as f64).abs() <= 1.0,
+                    "{name}: {size} B at {got}%, profile {weight}%"
+                );
+            }
+            assert!(
+                (s.sequential_percent - p.sequential.0 * 100.0).abs() <= 2.0,
+                "{name}: sequential {}%",
+                s.sequential_percent
+            );
+            let qd = s.average_qd.unwrap();
+            assert!(
+                (qd - p.queue_depth).abs() <= 0.05 * p.queue_depth,
+                "{name}: QD {qd}"
+            );
+            assert!(s.max_offset <= p.footprint.0, "{name}: footprint");
+        }
+        let a = roundup::trace::generate(&p, 7);
+        assert_eq!(
+            a,
+            roundup::trace::generate(&p, 7),
+            "{name}: same seed, same trace"
+        );
+        assert_ne!(
+            a.requests,
+            roundup::trace::generate(&p, 8).requests,
+            "{name}: another seed, another trace"
+        );
+    }
+}
+
+#[test]
+fn suites_replay_generated_traces() {
+    let lab = TestLab::new();
+    let profiles = Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/profiles/light.yaml");
+    lab.write(
+        "suites/profiles/light.yaml",
+        &std::fs::read_to_string(profiles).unwrap(),
+    );
+    lab.write(
+        "suites/r.yaml",
+        "name: r\ntitle: Replay\ntests:\n  - {id: play, title: Light, kind: replay, trace: {generate: {profile: light, seed: 3}}, queue_depth: 32, span: full, metric: iops}\n",
+    );
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m = manifest(&lab, "sim-a", "A1");
+    assert_eq!(m["outcome"]["replay"]["issued"], 57769);
+    assert!(
+        m["workload"]
+            .as_str()
+            .unwrap()
+            .contains("replay of the light profile (seed 3)"),
+        "{}",
+        m["workload"]
+    );
+    // The playback keeps the recorded queue depths: never more in flight than the trace's deepest.
+    let samples = lab.path().join(
+        "results/drive=sim-a/firmware=A1/suite=r/test=play/variant=base/repeat=1/samples.parquet",
+    );
+    let df = polars::prelude::LazyFrame::scan_parquet(
+        polars::prelude::PlRefPath::new(samples.to_string_lossy().as_ref()),
+        polars::prelude::ScanArgsParquet {
+            hive_options: polars::prelude::HiveOptions::new_disabled(),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .collect()
+    .unwrap();
+    use polars::prelude::ChunkAgg;
+    let qd = df.column("qd").unwrap().u32().unwrap().clone();
+    let p = roundup::trace::load_profile(lab.path(), "light").unwrap();
+    let deepest = roundup::trace::generate(&p, 3)
+        .requests
+        .iter()
+        .filter_map(|r| r.qd)
+        .max()
+        .unwrap();
+    assert!(
+        qd.max().unwrap() <= deepest,
+        "in flight {} > recorded {deepest}",
+        qd.max().unwrap()
+    );
+    let mean = qd.into_no_null_iter().map(|q| q as f64).sum::<f64>() / 57769.0;
+    assert!(
+        mean < 8.0,
+        "the recorded depths (average 6.09) limit the playback, not the test's 32: {mean}"
+    );
+
+    let out = lab.roundup(&["trace", "gen", "--profile", "nope"]);
+    assert!(
+        stderr(&out).contains("cannot read the profile"),
         "{}",
         stderr(&out)
     );

@@ -165,13 +165,46 @@ pub enum Remap {
     Scale,
 }
 
+/// Where a replay's trace comes from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum TraceInput {
+    /// A trace file (relative to the lab) in a format, or detected.
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its format, or detect it.
+        format: Option<crate::trace::Format>,
+    },
+    /// Generated from a profile (`suites/profiles/NAME.yaml`) and a seed.
+    Generate {
+        /// Profile name or path.
+        profile: String,
+        /// Seed.
+        seed: u64,
+    },
+}
+
+impl TraceInput {
+    /// How charts name the trace: the file name, or `the light profile (seed 1)`.
+    pub fn label(&self) -> String {
+        match self {
+            TraceInput::File { path, .. } => path
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default(),
+            TraceInput::Generate { profile, seed } => {
+                format!("the {profile} profile (seed {seed})")
+            }
+        }
+    }
+}
+
 /// A trace played back by a `kind: replay` test.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplaySpec {
-    /// The trace file, relative to the lab.
-    pub trace: std::path::PathBuf,
-    /// Its format, or detect it.
-    pub format: Option<crate::trace::Format>,
+    /// The trace.
+    pub trace: TraceInput,
+
     /// As fast as possible, or timed.
     pub mode: ReplayMode,
     /// Timed mode: 2.0 plays twice as fast as recorded.
@@ -180,50 +213,70 @@ pub struct ReplaySpec {
     pub remap: Remap,
 }
 
-/// `trace: FILE` or `trace: {file: FILE, format: NAME}`.
+/// `trace: FILE`, `trace: {file: FILE, format: NAME}` or
+/// `trace: {generate: {profile: NAME, seed: N}}`.
 #[derive(Debug, Clone, PartialEq)]
-struct TraceRef {
-    file: std::path::PathBuf,
-    format: Option<crate::trace::Format>,
-}
+struct TraceRef(TraceInput);
 
 impl<'de> Deserialize<'de> for TraceRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        scalar_or_map(
-            d,
-            "a trace file, or {file: FILE, format: NAME}",
-            |node| match node {
-                Node::Scalar(Scalar::Str(s)) if !s.is_empty() => Ok(TraceRef {
-                    file: s.into(),
-                    format: None,
-                }),
-                Node::Map(m) => {
-                    let mut file = None;
-                    let mut format = None;
-                    for (k, v) in &m {
-                        match (k.as_str(), v.as_str()) {
-                            (Some("file"), Some(f)) => file = Some(std::path::PathBuf::from(f)),
-                            (Some("format"), Some(f)) => {
-                                format = Some(f.parse::<crate::trace::Format>()?)
+        const EXPECTED: &str =
+            "a trace file, {file: FILE, format: NAME} or {generate: {profile: NAME, seed: N}}";
+        scalar_or_map(d, EXPECTED, |node| match node {
+            Node::Scalar(Scalar::Str(s)) if !s.is_empty() => Ok(TraceRef(TraceInput::File {
+                path: s.into(),
+                format: None,
+            })),
+            Node::Map(m) => {
+                let (mut file, mut format, mut generate) = (None, None, None);
+                for (k, v) in &m {
+                    match k.as_str() {
+                        Some("file") => {
+                            file = Some(std::path::PathBuf::from(
+                                v.as_str().ok_or("trace.file: expected a path")?,
+                            ))
+                        }
+                        Some("format") => {
+                            format = Some(
+                                v.as_str()
+                                    .ok_or("trace.format: expected a name")?
+                                    .parse::<crate::trace::Format>()?,
+                            )
+                        }
+                        Some("generate") => {
+                            let g = v
+                                .as_mapping()
+                                .ok_or("trace.generate: expected {profile: NAME, seed: N}")?;
+                            let mut profile = None;
+                            let mut seed = 0;
+                            for (gk, gv) in g {
+                                match gk.as_str() {
+                                    Some("profile") => profile = Some(gv.as_str().ok_or("trace.generate.profile: expected a name")?.to_string()),
+                                    Some("seed") => seed = gv.as_u64().ok_or_else(|| format!("trace.generate.seed: expected a whole number, found {}", describe(gv)))?,
+                                    _ => return Err(format!("trace.generate: unknown field {}, expected `profile` or `seed`", describe(gk))),
+                                }
                             }
-                            (Some(key), _) => {
-                                return Err(format!(
-                                    "unknown field `{key}` in trace, expected `file` or `format`"
-                                ))
-                            }
-                            _ => return Err("expected `file` and `format` keys in trace".into()),
+                            generate = Some(TraceInput::Generate {
+                                profile: profile.ok_or("trace.generate: expected a `profile`")?,
+                                seed,
+                            });
+                        }
+                        _ => {
+                            return Err(format!(
+                                "trace: unknown field {}, expected `file`, `format` or `generate`",
+                                describe(k)
+                            ))
                         }
                     }
-                    Ok(TraceRef {
-                        file: file.ok_or("trace: expected a `file`")?,
-                        format,
-                    })
                 }
-                Node::Scalar(other) => {
-                    Err(format!("expected a trace file, found {}", other.describe()))
+                match (file, generate) {
+                    (Some(path), None) => Ok(TraceRef(TraceInput::File { path, format })),
+                    (None, Some(g)) if format.is_none() => Ok(TraceRef(g)),
+                    _ => Err(format!("expected {EXPECTED}")),
                 }
-            },
-        )
+            }
+            Node::Scalar(other) => Err(format!("expected {EXPECTED}, found {}", other.describe())),
+        })
     }
 }
 
@@ -771,11 +824,7 @@ impl Workload {
     /// The workload as a chart subtitle: `4 KiB random write, QD3, 8 GiB span, 3 min`.
     pub fn describe(&self) -> String {
         if let Some(r) = &self.replay {
-            let name = r
-                .trace
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default();
+            let name = r.trace.label();
             return match r.mode {
                 ReplayMode::AsFastAsPossible => format!(
                     "replay of {name}, as fast as possible, up to QD{}, {}",
@@ -926,9 +975,9 @@ impl<'de> Deserialize<'de> for TestSpec {
                     )));
                 }
                 Some(ReplaySpec {
-                    trace: t.file,
-                    format: t.format,
+                    trace: t.0,
                     mode: raw.mode.unwrap_or_default(),
+
                     time_scale: scale,
                     remap: raw.remap.unwrap_or_default(),
                 })

@@ -12,7 +12,7 @@ use super::{Trace, TraceOp, TraceRequest};
 use crate::error::{Error, InputError, Result};
 
 /// A trace file format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// blkparse's default text output.

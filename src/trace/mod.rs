@@ -6,8 +6,11 @@
 //! and MQSim ASCII, blkreplay `.load` (gzip or not), fio iolog v2 and v3, and roundup's own
 //! Parquet trace file; each is chosen by name or detected from the content.
 
+mod generate;
 mod import;
 mod stats;
+
+pub use generate::{generate, load_profile, Profile};
 
 pub use import::{detect, import, import_file, Format, ImportOptions};
 pub use stats::{stats, SizeShare, TraceStats};

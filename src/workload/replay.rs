@@ -169,8 +169,11 @@ mod tests {
 
     fn spec(mode: ReplayMode, remap: Remap) -> ReplaySpec {
         ReplaySpec {
-            trace: "t".into(),
-            format: None,
+            trace: crate::suite::TraceInput::File {
+                path: "t".into(),
+                format: None,
+            },
+
             mode,
             time_scale: 2.0,
             remap,
