@@ -183,22 +183,6 @@ pub fn generate(p: &Profile, seed: u64) -> Trace {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn apportion_is_exact() {
-        assert_eq!(apportion(10, &[1, 1, 1]), vec![4, 3, 3]);
-        assert_eq!(
-            apportion(57769, &[32, 10, 11, 22, 13, 12])
-                .iter()
-                .sum::<u64>(),
-            57769
-        );
-    }
-}
-
 /// Loads a profile by name from the lab (`suites/profiles/NAME.yaml`) or from a path.
 pub fn load_profile(
     lab_root: &std::path::Path,
@@ -224,4 +208,20 @@ pub fn load_profile(
     p.validate()
         .map_err(|m| crate::error::InputError::new(&rel, "", m))?;
     Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apportion_is_exact() {
+        assert_eq!(apportion(10, &[1, 1, 1]), vec![4, 3, 3]);
+        assert_eq!(
+            apportion(57769, &[32, 10, 11, 22, 13, 12])
+                .iter()
+                .sum::<u64>(),
+            57769
+        );
+    }
 }
