@@ -6,7 +6,7 @@ mod common;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use common::{stderr, stdout, TestLab};
+use common::{stderr, TestLab};
 use roundup::trace::{import_file, stats, Format, ImportOptions, TraceOp};
 
 fn shared(name: &str) -> Option<PathBuf> {
