@@ -370,9 +370,23 @@ impl Observer for Bars {
         } else {
             0.0
         };
+        let lag = match (
+            &m.outcome.replay,
+            job.workload.replay.as_ref().map(|r| r.mode),
+        ) {
+            (Some(r), Some(roundup::suite::ReplayMode::Timed)) => {
+                format!(
+                    "  lag mean {} µs, max {} µs, {} issues >1 ms late",
+                    figure(r.lag_mean_us),
+                    figure(r.lag_max_us),
+                    r.late_issues
+                )
+            }
+            _ => String::new(),
+        };
         self.multi.suspend(|| {
             println!(
-                "done {:<60} {:>10} IOPS {:>9} MB/s",
+                "done {:<60} {:>10} IOPS {:>9} MB/s{lag}",
                 job.id,
                 figure(iops),
                 figure(mbs)

@@ -159,6 +159,7 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
     assert_eq!(rows.len(), 6);
     let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
     let mut want = [
+        "by_op",
         "drive",
         "firmware",
         "suite",

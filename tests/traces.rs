@@ -223,6 +223,9 @@ fn replays_a_real_trace_on_a_simulated_drive_and_a_file() {
         assert_eq!(m["samples_rows"], 6999);
         // The trace reaches 232 GB; both targets are smaller, so offsets were remapped.
         assert!(r["remapped"].as_u64().unwrap() > 6000, "{r}");
+        // No depth recorded in the trace: the playback ran at up to the test's QD4.
+        let qd = r["average_qd"].as_f64().unwrap();
+        assert!(qd > 1.0 && qd <= 4.0, "{qd}");
     }
     let out = lab.roundup(&["summary", "--json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();

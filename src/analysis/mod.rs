@@ -39,6 +39,27 @@ pub struct JobSummary {
     pub lat_p999_us: f64,
     /// Maximum latency, µs.
     pub lat_max_us: f64,
+    /// The same figures for reads and for writes alone (ordered read, write).
+    pub by_op: Vec<OpSummary>,
+}
+
+/// One operation's figures within a job (IOPS and MB/s over the job's whole interval).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpSummary {
+    /// `read` or `write`.
+    pub op: String,
+    /// I/Os of this kind.
+    pub ios: u64,
+    /// Their rate over the job's interval.
+    pub iops: f64,
+    /// Their decimal MB/s over the job's interval.
+    pub mb_per_s: f64,
+    /// Mean latency, µs.
+    pub lat_mean_us: f64,
+    /// 99th percentile latency, µs.
+    pub lat_p99_us: f64,
+    /// Maximum latency, µs.
+    pub lat_max_us: f64,
 }
 
 impl JobSummary {
@@ -118,6 +139,22 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
         None => lf,
     };
     let q = |p: f64| col("latency_ns").quantile(lit(p), QuantileMethod::Linear);
+    let per_op = lf
+        .clone()
+        .group_by([col("op")])
+        .agg([
+            len().cast(DataType::UInt64).alias("ios"),
+            col("len").cast(DataType::UInt64).sum().alias("bytes"),
+            col("latency_ns")
+                .cast(DataType::Float64)
+                .mean()
+                .alias("mean"),
+            q(0.99).alias("p99"),
+            col("latency_ns").max().cast(DataType::Float64).alias("max"),
+        ])
+        .sort(["op"], SortMultipleOptions::default())
+        .collect()
+        .map_err(fail)?;
     let df = lf
         .select([
             len().cast(DataType::UInt64).alias("ios"),
@@ -176,6 +213,40 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
         lat_p99_us: get_f("p99") / 1e3,
         lat_p999_us: get_f("p999") / 1e3,
         lat_max_us: get_f("max") / 1e3,
+        by_op: (0..per_op.height())
+            .map(|i| {
+                let f = |name: &str| {
+                    per_op
+                        .column(name)
+                        .ok()
+                        .and_then(|c| c.get(i).ok())
+                        .and_then(|v| v.extract::<f64>())
+                        .unwrap_or(f64::NAN)
+                };
+                let op = per_op
+                    .column("op")
+                    .ok()
+                    .and_then(|c| c.str().ok().and_then(|s| s.get(i).map(str::to_string)))
+                    .unwrap_or_default();
+                let (ios, bytes) = (f("ios"), f("bytes"));
+                let rate = |x: f64| {
+                    if interval_s > 0.0 {
+                        x / interval_s
+                    } else {
+                        0.0
+                    }
+                };
+                OpSummary {
+                    op,
+                    ios: ios as u64,
+                    iops: rate(ios),
+                    mb_per_s: rate(bytes) / 1e6,
+                    lat_mean_us: f("mean") / 1e3,
+                    lat_p99_us: f("p99") / 1e3,
+                    lat_max_us: f("max") / 1e3,
+                }
+            })
+            .collect(),
     })
 }
 

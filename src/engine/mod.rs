@@ -140,6 +140,7 @@ struct LoopResult {
     lag_sum_ns: u64,
     lag_max_ns: u64,
     late: u64,
+    qd_sum: u64,
 }
 
 /// Runs one job's workload on `target` over `span` bytes with the job's `seed`, in the
@@ -381,6 +382,7 @@ fn run_loop(
                 r.first_measured.get_or_insert(now);
             }
             outstanding += 1;
+            r.qd_sum += outstanding as u64;
             inflight[slot as usize] = Some((req, now, outstanding));
             queue.submit(slot, req, buf)?;
         }
@@ -454,6 +456,8 @@ fn run_loop(
             rep.lag_max_us = r.lag_max_ns as f64 / 1e3;
             rep.late_issues = r.late;
         }
+        rep.average_qd = r.qd_sum as f64 / rep.issued.max(1) as f64;
+
         rep
     });
     Ok(r)

@@ -24,6 +24,9 @@ pub struct ReplayReport {
     pub lag_max_us: f64,
     /// Timed mode: issues more than a millisecond late.
     pub late_issues: u64,
+    /// The average queue depth the playback ran at (I/Os in flight at each issue, itself
+    /// included): the trace's own where it records one, else what the drive sustained.
+    pub average_qd: f64,
 }
 
 /// Plays a trace's requests onto a span of a target.
