@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicBool;
 use roundup::drive::PathTarget;
 use roundup::engine::{self, Discard, SampleSink};
 use roundup::store::SampleWriter;
-use roundup::suite::{BlockSizes, DataKind, Length, Operation, Pattern, Span, Workload};
+use roundup::suite::{Length, Pattern, Span, Workload};
 use roundup::target::{EngineChoice, FileTarget, Target};
 
 fn arg(args: &[String], name: &str) -> Option<String> {
@@ -69,23 +69,15 @@ fn main() {
         engine: None,
     };
     let mut t = FileTarget::open("bench", &target, &spec, false, &[]).expect("open target");
-    let w = Workload {
-        operation: Operation { read_percent: 100 },
-        pattern: Pattern::Random,
-        block_size: BlockSizes(vec![(4096, 1)]),
-        align: 4096,
-        span: Span::Bytes(t.info().capacity.min(1 << 30)),
-        queue_depth: qd,
-        threads: 1,
-        length: Length::Duration(seconds * 1_000_000_000),
-        warmup_ns: 0,
-        data: DataKind::Incompressible,
-        compressible_fraction: 0.25,
-        precondition: Default::default(),
-        steady_state: None,
-        replay: None,
-    };
     let span = t.info().capacity.min(1 << 30);
+    let w = Workload::simple(
+        100,
+        Pattern::Random,
+        4096,
+        Span::Bytes(span),
+        qd,
+        Length::Duration(seconds * 1_000_000_000),
+    );
     let stop = AtomicBool::new(false);
     let out_dir = tempfile::tempdir().expect("temp dir");
     let (mut off, mut on) = (Vec::new(), Vec::new());

@@ -16,8 +16,8 @@ use crate::plan::{Job, Plan};
 use crate::store::{
     self, FileRef, JobManifest, PreconditionRecord, SampleWriter, MANIFEST, MANIFEST_FORMAT,
 };
-use crate::suite::TraceInput;
-use crate::suite::{BlockSizes, DataKind, Length, Operation, Pattern, Span, Workload};
+
+use crate::suite::{Length, Pattern, Span, TraceInput, Workload};
 use crate::target::{self, EngineChoice, Target, TargetKind};
 use crate::trace::{ImportOptions, Trace};
 
@@ -372,22 +372,14 @@ fn precondition(
     };
     if p.fill > 0 {
         const BLOCK: u64 = 128 * 1024;
-        let fill = Workload {
-            operation: Operation { read_percent: 0 },
-            pattern: Pattern::Sequential,
-            block_size: BlockSizes(vec![(BLOCK, 1)]),
-            align: BLOCK,
-            span: Span::Bytes(span),
-            queue_depth: 4,
-            threads: 1,
-            length: Length::Count(span / BLOCK * p.fill as u64),
-            warmup_ns: 0,
-            data: DataKind::Incompressible,
-            compressible_fraction: 1.0,
-            precondition: Default::default(),
-            steady_state: None,
-            replay: None,
-        };
+        let fill = Workload::simple(
+            0,
+            Pattern::Sequential,
+            BLOCK,
+            Span::Bytes(span),
+            4,
+            Length::Count(span / BLOCK * p.fill as u64),
+        );
         let discard = |_: u32| -> Box<dyn SampleSink + Send> { Box::new(engine::Discard) };
         let seed = crate::workload::derive_seed(job.seed, &["fill"]);
         let (out, _) = engine::run(

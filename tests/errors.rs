@@ -132,19 +132,7 @@ fn target_problems_are_found_before_anything_runs() {
     );
 
     // A block size the logical block size does not divide.
-    lab.write(
-        "drives/big-sector.yaml",
-        &common::SIM_DRIVE
-            .replace("{id}", "big-sector")
-            .replace("{model}", "B")
-            .replace("{fw}", "1")
-            .replace("{units}", "2")
-            .replace("stripe: 4KiB", "stripe: 8KiB")
-            .replace(
-                "  command_overhead: 20us\n",
-                "  command_overhead: 20us\n  logical_block: 8KiB\n",
-            ),
-    );
+    lab.sim_drive_with_block("big-sector", "8KiB");
     let out = lab.roundup(&["run", "--drive", "big-sector"]);
     assert!(
         stderr(&out).contains(

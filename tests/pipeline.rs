@@ -6,21 +6,8 @@ mod common;
 
 use std::fs;
 
-use common::{files, stderr, stdout, TestLab, TINY_SUITE};
+use common::{files, read_parquet, stderr, stdout, TestLab, TINY_SUITE};
 use polars::prelude::*;
-
-fn read_parquet(path: &std::path::Path) -> DataFrame {
-    LazyFrame::scan_parquet(
-        PlRefPath::new(path.to_string_lossy().as_ref()),
-        ScanArgsParquet {
-            hive_options: HiveOptions::new_disabled(),
-            ..Default::default()
-        },
-    )
-    .unwrap()
-    .collect()
-    .unwrap()
-}
 
 #[test]
 fn tiny_suite_on_a_file_and_a_simulated_drive() {

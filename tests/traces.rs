@@ -244,18 +244,7 @@ fn timed_replay_records_lag_and_aligns_for_large_blocks() {
         "suites/r.yaml",
         &replay_suite(&p, ", mode: timed, time_scale: 1000"),
     );
-    lab.write(
-        "drives/sim-4k.yaml",
-        &common::SIM_DRIVE
-            .replace("{id}", "sim-4k")
-            .replace("{model}", "4K")
-            .replace("{fw}", "1")
-            .replace("{units}", "4")
-            .replace(
-                "  command_overhead: 20us\n",
-                "  command_overhead: 20us\n  logical_block: 4KiB\n",
-            ),
-    );
+    lab.sim_drive_with_block("sim-4k", "4KiB");
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let m = manifest(&lab, "sim-4k", "1");
@@ -384,16 +373,7 @@ fn suites_replay_generated_traces() {
     let samples = lab.path().join(
         "results/drive=sim-a/firmware=A1/suite=r/test=play/variant=base/repeat=1/samples.parquet",
     );
-    let df = polars::prelude::LazyFrame::scan_parquet(
-        polars::prelude::PlRefPath::new(samples.to_string_lossy().as_ref()),
-        polars::prelude::ScanArgsParquet {
-            hive_options: polars::prelude::HiveOptions::new_disabled(),
-            ..Default::default()
-        },
-    )
-    .unwrap()
-    .collect()
-    .unwrap();
+    let df = common::read_parquet(&samples);
     use polars::prelude::ChunkAgg;
     let qd = df.column("qd").unwrap().u32().unwrap().clone();
     let p = roundup::trace::load_profile(lab.path(), "light").unwrap();

@@ -281,6 +281,34 @@ impl<'de> Deserialize<'de> for TraceRef {
 }
 
 impl Workload {
+    /// A plain workload: one block size aligned to itself, incompressible data, one thread,
+    /// no warm-up, preconditioning, steady state or replay.
+    pub fn simple(
+        read_percent: u8,
+        pattern: Pattern,
+        block: u64,
+        span: Span,
+        queue_depth: u32,
+        length: Length,
+    ) -> Workload {
+        Workload {
+            operation: Operation { read_percent },
+            pattern,
+            block_size: BlockSizes(vec![(block, 1)]),
+            align: block,
+            span,
+            queue_depth,
+            threads: 1,
+            length,
+            warmup_ns: 0,
+            data: DataKind::Incompressible,
+            compressible_fraction: 0.25,
+            precondition: Precondition::default(),
+            steady_state: None,
+            replay: None,
+        }
+    }
+
     /// Whether running this workload (preconditioning included) writes to the target.
     pub fn writes(&self) -> bool {
         // A trace is assumed to write (the safety checks run before it is read).

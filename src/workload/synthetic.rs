@@ -102,25 +102,20 @@ impl IoSource for SyntheticSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::{BlockSizes, DataKind, Length, Operation, Span};
+    use crate::suite::{BlockSizes, Length, Span};
 
     fn workload(pattern: Pattern, sizes: Vec<(u64, u32)>, align: u64, read: u8) -> Workload {
-        Workload {
-            operation: Operation { read_percent: read },
+        let mut w = Workload::simple(
+            read,
             pattern,
-            block_size: BlockSizes(sizes),
-            align,
-            span: Span::Bytes(1 << 30),
-            queue_depth: 1,
-            threads: 1,
-            length: Length::Count(1),
-            warmup_ns: 0,
-            data: DataKind::Incompressible,
-            compressible_fraction: 0.25,
-            precondition: Default::default(),
-            steady_state: None,
-            replay: None,
-        }
+            4096,
+            Span::Bytes(1 << 30),
+            1,
+            Length::Count(1),
+        );
+        w.block_size = BlockSizes(sizes);
+        w.align = align;
+        w
     }
 
     #[test]

@@ -43,6 +43,21 @@ impl TestLab {
         self.write(&format!("drives/{id}.yaml"), &text)
     }
 
+    /// A simulated drive reporting `logical_block` (e.g. `4KiB`), striped by the same size.
+    pub fn sim_drive_with_block(&self, id: &str, logical_block: &str) -> &Self {
+        let text = SIM_DRIVE
+            .replace("{id}", id)
+            .replace("{model}", id)
+            .replace("{fw}", "1")
+            .replace("{units}", "4")
+            .replace("stripe: 4KiB", &format!("stripe: {logical_block}"))
+            .replace(
+                "  command_overhead: 20us\n",
+                &format!("  command_overhead: 20us\n  logical_block: {logical_block}\n"),
+            );
+        self.write(&format!("drives/{id}.yaml"), &text)
+    }
+
     pub fn file_drive(&self, id: &str, size: &str) -> PathBuf {
         let target = self.path().join(format!("{id}.img"));
         self.write(
@@ -89,4 +104,19 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// Reads a samples or trace Parquet file with polars (as the store does: no hive parsing).
+pub fn read_parquet(path: &Path) -> polars::prelude::DataFrame {
+    use polars::prelude::*;
+    LazyFrame::scan_parquet(
+        PlRefPath::new(path.to_string_lossy().as_ref()),
+        ScanArgsParquet {
+            hive_options: HiveOptions::new_disabled(),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .collect()
+    .unwrap()
 }
