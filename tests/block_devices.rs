@@ -274,3 +274,28 @@ fn suite_runs_on_zram_with_both_engines() {
         );
     }
 }
+
+#[test]
+fn replays_a_trace_on_a_block_device() {
+    let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/traces/mqsim-tpcc-small.trace");
+    if !trace.exists() {
+        eprintln!("skipped: {} is not here", trace.display());
+        return;
+    }
+    let Some(dev) = Loop::new(64 << 20) else {
+        return;
+    };
+    let lab = TestLab::new();
+    lab.write(
+        "suites/r.yaml",
+        &format!("name: r\ntitle: R\ntests:\n  - {{id: play, title: P, kind: replay, trace: {}, queue_depth: 8, span: full, metric: iops}}\n", trace.display()),
+    );
+    drive(&lab, "blank", &dev.dev, "");
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m = lab.path().join("results/drive=blank/firmware=unknown/suite=r/test=play/variant=base/repeat=1/manifest.json");
+    let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
+    assert_eq!(m["outcome"]["replay"]["issued"], 6999);
+    assert_eq!(m["target"]["kind"], "block_device");
+}
