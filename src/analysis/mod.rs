@@ -281,6 +281,8 @@ pub struct Bar {
     pub lat_mean_us: f64,
     /// 99th percentile latency, µs (mean over repeats).
     pub lat_p99_us: f64,
+    /// 99.9th percentile latency, µs (mean over repeats).
+    pub lat_p999_us: f64,
     /// Maximum latency, µs (maximum over repeats).
     pub lat_max_us: f64,
     /// The headline figure of each repeat, in order.
@@ -397,6 +399,7 @@ pub fn figures(
                         repeats: runs.len() as u32,
                         lat_mean_us: mean(&|s| s.lat_mean_us),
                         lat_p99_us: mean(&|s| s.lat_p99_us),
+                        lat_p999_us: mean(&|s| s.lat_p999_us),
                         lat_max_us: runs.iter().map(|s| s.lat_max_us).fold(0.0, f64::max),
                         per_repeat: runs.iter().map(|s| s.figure(&f.metric)).collect(),
                     });

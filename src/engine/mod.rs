@@ -61,6 +61,7 @@ impl SampleSink for Vec<Sample> {
 
 /// What a job did, beyond its samples.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Outcome {
     /// Measured I/Os.
     pub ios: u64,

@@ -23,6 +23,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/base.html")),
     ("index.html", include_str!("../../templates/index.html")),
     ("suite.html", include_str!("../../templates/suite.html")),
+    ("drive.html", include_str!("../../templates/drive.html")),
 ];
 
 /// Static files copied into `site/static/`.
@@ -69,6 +70,8 @@ struct Row {
     repeats: u32,
     lat_mean: String,
     lat_p99: String,
+    lat_p999: String,
+    highlight: bool,
     lat_max: String,
 }
 
@@ -98,6 +101,7 @@ struct SuiteLink {
 #[derive(Serialize)]
 struct DriveRow {
     id: String,
+    page: bool,
     name: String,
     controller: String,
     firmware: String,
@@ -135,8 +139,12 @@ pub fn fingerprint(f: &TestFigures) -> String {
     sha256_hex(text.as_bytes())[..12].to_string()
 }
 
+/// A chart, its table and its commentary slot. `slot` is the chart's id on its page;
+/// `highlight` names the reviewed drive, drawn in the highlight colour and in bold.
 fn chart_ctx(
     f: &TestFigures,
+    slot_id: &str,
+    highlight: Option<&str>,
     notes: Option<&Commentary>,
     report: &mut Report,
     page: &str,
@@ -153,7 +161,7 @@ fn chart_ctx(
         format!("{} ({})", f.title, f.variant_label)
     };
     let chart = BarChart {
-        id: f.slot_id(),
+        id: slot_id.to_string(),
         title: title.clone(),
         subtitle: f.workload.clone(),
         caption: format!("{caption} · {better}"),
@@ -163,22 +171,21 @@ fn chart_ctx(
             .map(|b| BarItem {
                 label: b.drive_name.clone(),
                 value: b.value,
-                highlight: false,
+                highlight: highlight == Some(b.drive.as_str()),
             })
             .collect(),
     };
     let svg = chart.to_svg().map_err(Error::Render)?;
     let fp = fingerprint(f);
-    let slot = notes.and_then(|c| c.slot(&f.slot_id()));
+    let slot = notes.and_then(|c| c.slot(slot_id));
     let stale = slot.is_some_and(|s| s.fingerprint.as_ref().is_some_and(|p| *p != fp));
     if stale {
         report.stale_slots.push(format!(
-            "{page}: slot {} was written against other figures",
-            f.slot_id()
+            "{page}: slot {slot_id} was written against other figures"
         ));
     }
     Ok(ChartCtx {
-        id: f.slot_id(),
+        id: slot_id.to_string(),
         title,
         variant_label: f.variant_label.clone(),
         workload: f.workload.clone(),
@@ -196,6 +203,8 @@ fn chart_ctx(
                 repeats: b.repeats,
                 lat_mean: latency(b.lat_mean_us),
                 lat_p99: latency(b.lat_p99_us),
+                lat_p999: latency(b.lat_p999_us),
+                highlight: highlight == Some(b.drive.as_str()),
                 lat_max: latency(b.lat_max_us),
             })
             .collect(),
@@ -296,7 +305,7 @@ pub fn render(lab: &Lab) -> Result<Report> {
         let notes = lab.commentary.get(&page).map(|c| &c.spec);
         let mut charts = Vec::new();
         for f in figures.iter().filter(|f| &f.suite == name) {
-            charts.push(chart_ctx(f, notes, &mut report, &page)?);
+            charts.push(chart_ctx(f, &f.slot_id(), None, notes, &mut report, &page)?);
         }
         if let Some(c) = lab.commentary.get(&page) {
             let ids: BTreeSet<&str> = charts.iter().map(|c| c.id.as_str()).collect();
@@ -346,6 +355,7 @@ pub fn render(lab: &Lab) -> Result<Report> {
                 id.clone(),
                 DriveRow {
                     id: id.clone(),
+                    page: false,
                     name: s.display_name(),
                     controller: s.controller.clone().unwrap_or_default(),
                     firmware: current
@@ -362,6 +372,7 @@ pub fn render(lab: &Lab) -> Result<Report> {
         let m = &j.manifest;
         let row = drives.entry(m.drive.clone()).or_insert_with(|| DriveRow {
             id: m.drive.clone(),
+            page: false,
             name: m.drive_name.clone(),
             controller: String::new(),
             firmware: current.get(&m.drive).cloned().unwrap_or_default(),
@@ -369,7 +380,53 @@ pub fn render(lab: &Lab) -> Result<Report> {
         });
         if current.get(&m.drive) == Some(&m.firmware) {
             row.results += 1;
+            row.page = true;
         }
+    }
+
+    // A review page per drive: every chart it appears in, suite by suite in test order,
+    // the drive highlighted.
+    for row in drives.values() {
+        if !row.page {
+            continue;
+        }
+        let page = format!("drives/{}", row.id);
+        let notes = lab.commentary.get(&page).map(|c| &c.spec);
+        let mut sections: Vec<serde_json::Value> = Vec::new();
+        for (suite, (title, _, _)) in &suites {
+            let mut charts = Vec::new();
+            for f in figures
+                .iter()
+                .filter(|f| &f.suite == suite && f.bars.iter().any(|b| b.drive == row.id))
+            {
+                charts.push(chart_ctx(
+                    f,
+                    &format!("{suite}.{}", f.slot_id()),
+                    Some(&row.id),
+                    notes,
+                    &mut report,
+                    &page,
+                )?);
+            }
+            if !charts.is_empty() {
+                sections.push(serde_json::json!({"name": suite, "title": title, "charts": charts}));
+            }
+        }
+        let mut ctx = tera::Context::new();
+        ctx.insert("root", "../");
+        ctx.insert("page", &page);
+        ctx.insert("drive", row);
+        ctx.insert(
+            "intro",
+            &notes
+                .map(|c| commentary::to_html(&c.intro))
+                .unwrap_or_default(),
+        );
+        ctx.insert("sections", &sections);
+        let html = tera
+            .render("drive.html", &ctx)
+            .map_err(|e| Error::Render(format!("drive {}: {}", row.id, tera_chain(&e))))?;
+        put(&site, &format!("{page}.html"), html.as_bytes(), &mut report)?;
     }
     let mut ctx = tera::Context::new();
     ctx.insert("root", "");

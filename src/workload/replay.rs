@@ -9,6 +9,7 @@ use crate::trace::{TraceOp, TraceRequest};
 
 /// What playback changed or left out, for the manifest.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ReplayReport {
     /// Requests issued.
     pub issued: u64,

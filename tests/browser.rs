@@ -1,0 +1,168 @@
+//! The site in a real browser: headless Chromium (Debian's `chromium`) opens every page
+//! from the file system with no network; no console errors, no failed loads, no broken
+//! links or missing images, and a screenshot of a review page. Skipped, with a message,
+//! where Chromium is not installed (.ci/run installs it).
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{files, stderr, TestLab, TINY_SUITE};
+
+/// Every relative `href` and `src` of a page, as paths on disk (anchors and query strings cut).
+fn links(page: &Path, html: &str) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for attr in ["href=\"", "src=\""] {
+        for part in html.split(attr).skip(1) {
+            let target = &part[..part.find('"').unwrap_or(0)];
+            if target.is_empty()
+                || target.starts_with('#')
+                || target.contains("://")
+                || target.starts_with("mailto:")
+            {
+                continue;
+            }
+            // Attribute values are HTML: decode the entities a template may have escaped.
+            let target = target.replace("&#x2F;", "/").replace("&amp;", "&");
+            let file = target
+                .split(['#', '?'])
+                .next()
+                .unwrap_or(&target)
+                .to_string();
+            out.push((target.clone(), page.parent().unwrap().join(file)));
+        }
+    }
+    out
+}
+
+fn site() -> TestLab {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.sim_drive("sim-b", "Beta <i>b</i>", "B2", 2);
+    lab.write("commentary/suites/tiny.md", "Intro with a [link](../index.html) and <script>alert(1)</script>.\n\n## random-write-4k.data-compressible\nAlpha leads.\n");
+    assert!(lab.roundup(&["run"]).status.success());
+    let out = lab.roundup(&["render"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    lab
+}
+
+#[test]
+fn every_link_and_resource_resolves() {
+    let lab = site();
+    let root = lab.path().join("site");
+    let pages: Vec<PathBuf> = files(&root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    assert!(
+        pages.len() >= 4,
+        "index, suite and two drive pages: {pages:?}"
+    );
+    for rel in &pages {
+        let page = root.join(rel);
+        let html = fs::read_to_string(&page).unwrap();
+        assert!(
+            !html.contains("<script>"),
+            "{rel:?}: raw script reached the page"
+        );
+        for (target, file) in links(&page, &html) {
+            assert!(
+                file.is_file(),
+                "{rel:?}: broken link or missing resource {target:?}"
+            );
+        }
+    }
+    // Stylesheets: every url(...) (the bundled fonts) resolves.
+    for rel in files(&root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "css"))
+    {
+        let css = fs::read_to_string(root.join(&rel)).unwrap();
+        let urls: Vec<&str> = css
+            .split("url(\"")
+            .skip(1)
+            .map(|p| &p[..p.find('"').unwrap()])
+            .collect();
+        assert!(!urls.is_empty());
+        for u in urls {
+            assert!(
+                root.join(&rel).parent().unwrap().join(u).is_file(),
+                "{rel:?}: missing {u}"
+            );
+        }
+    }
+}
+
+#[test]
+fn chromium_opens_every_page_without_errors() {
+    let Some(chromium) = ["chromium", "chromium-browser"].iter().find(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        eprintln!("skipped: Chromium is not installed (apt-get install chromium; .ci/run does)");
+        return;
+    };
+    let lab = site();
+    let root = lab.path().join("site");
+    let profile = tempfile::tempdir().unwrap();
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    fs::create_dir_all(&shots).unwrap();
+    for rel in files(&root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+    {
+        let shot = shots.join(
+            rel.to_string_lossy()
+                .replace('/', "_")
+                .replace(".html", ".png"),
+        );
+        let _ = fs::remove_file(&shot);
+        let out = Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--window-size=1000,1400",
+                "--virtual-time-budget=3000",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("file://{}", root.join(&rel).display()))
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{rel:?}: chromium failed: {log}");
+        let console: Vec<&str> = log
+            .lines()
+            .filter(|l| {
+                l.contains("CONSOLE")
+                    || l.contains("Failed to load resource")
+                    || l.contains("ERR_FILE_NOT_FOUND")
+                    || l.contains("Uncaught")
+            })
+            .collect();
+        assert!(console.is_empty(), "{rel:?}: console errors: {console:#?}");
+        let png = fs::read(&shot).unwrap_or_default();
+        assert!(
+            png.len() > 10_000 && png.starts_with(b"\x89PNG"),
+            "{rel:?}: no screenshot"
+        );
+    }
+    assert!(
+        shots.join("drives_sim-a.png").is_file(),
+        "a review page was captured"
+    );
+}
