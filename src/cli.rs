@@ -61,6 +61,9 @@ enum Command {
     /// Work with block I/O traces (import, statistics, export).
     #[command(subcommand)]
     Trace(TraceCommand),
+    /// The reviewer's commentary files.
+    #[command(subcommand)]
+    Commentary(CommentaryCommand),
     /// Print IOPS, MB/s and latency percentiles of every stored job.
     Summary {
         #[command(flatten)]
@@ -73,6 +76,17 @@ enum Command {
     Render,
     /// Run the demo suite on the lab's drives and render the site.
     Demo,
+}
+
+#[derive(Subcommand)]
+enum CommentaryCommand {
+    /// Add every missing slot to commentary/PAGE.md (all pages when none is named), each
+    /// with the fingerprint of its chart's figures and a sentence drafted from them. What
+    /// is already written is kept as it is.
+    Init {
+        /// A page id such as suites/demo or drives/ocz-vertex-120.
+        page: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -237,6 +251,9 @@ fn dispatch(cli: &Cli) -> Result<()> {
         }
         Command::Drives => drives(&cli.lab),
         Command::Trace(t) => trace(t),
+        Command::Commentary(CommentaryCommand::Init { page }) => {
+            commentary_init(&cli.lab, page.as_deref())
+        }
 
         Command::Run {
             select,
@@ -690,4 +707,35 @@ fn trace(cmd: &TraceCommand) -> Result<()> {
             }
         }
     }
+}
+
+fn commentary_init(lab_dir: &Path, only: Option<&str>) -> Result<()> {
+    let lab = load(lab_dir)?;
+    let plans = render::slot_plans(&lab)?;
+    if let Some(p) = only {
+        if !plans.contains_key(p) {
+            let known: Vec<&str> = plans.keys().map(String::as_str).collect();
+            bail!("no page {p:?} with results; pages: {}", known.join(", "));
+        }
+    }
+    for (page, slots) in plans
+        .iter()
+        .filter(|(p, _)| only.is_none_or(|o| o == p.as_str()))
+    {
+        let path = lab.root.join("commentary").join(format!("{page}.md"));
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let existing = lab.commentary.get(page).map(|c| &c.spec);
+        let (new_text, added) = roundup::commentary::merge(existing, &text, slots);
+        if added.is_empty() {
+            println!("commentary/{page}.md: all {} slots present", slots.len());
+            continue;
+        }
+        store::write_atomic(&path, new_text.as_bytes())?;
+        println!(
+            "commentary/{page}.md: added {} of {} slots",
+            added.len(),
+            slots.len()
+        );
+    }
+    Ok(())
 }

@@ -245,6 +245,132 @@ fn tera_chain(e: &tera::Error) -> String {
     s
 }
 
+/// The charts of a suite page, with their slot ids.
+fn suite_slots<'a>(
+    figures: &'a [TestFigures],
+    suite: &'a str,
+) -> impl Iterator<Item = (String, &'a TestFigures)> + 'a {
+    figures
+        .iter()
+        .filter(move |f| f.suite == suite)
+        .map(|f| (f.slot_id(), f))
+}
+
+/// The charts of a drive's review page from one suite, with their slot ids.
+fn drive_slots<'a>(
+    figures: &'a [TestFigures],
+    suite: &'a str,
+    drive: &'a str,
+) -> impl Iterator<Item = (String, &'a TestFigures)> + 'a {
+    figures
+        .iter()
+        .filter(move |f| f.suite == suite && f.bars.iter().any(|b| b.drive == drive))
+        .map(move |f| (format!("{suite}.{}", f.slot_id()), f))
+}
+
+/// A commentary slot as `commentary init` writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotPlan {
+    /// The slot (chart) id.
+    pub id: String,
+    /// The fingerprint of the chart's current figures.
+    pub fingerprint: String,
+    /// A sentence drafted from the figures, for the reviewer to keep or rewrite.
+    pub draft: String,
+}
+
+/// Every page's commentary slots, by page id (`suites/NAME`, `drives/ID`), from the current
+/// results: what `roundup commentary init` writes.
+pub fn slot_plans(lab: &Lab) -> Result<BTreeMap<String, Vec<SlotPlan>>> {
+    let (jobs, _) = store::scan(&lab.results_dir());
+    let (summaries, _) = analysis::summarize(&jobs);
+    let order: BTreeMap<String, Vec<String>> = lab
+        .suites
+        .iter()
+        .map(|(n, s)| {
+            (
+                n.clone(),
+                s.spec.tests.iter().map(|t| t.id.0.clone()).collect(),
+            )
+        })
+        .collect();
+    let figures = analysis::figures(&summaries, &order);
+    let suites: BTreeSet<&str> = figures.iter().map(|f| f.suite.as_str()).collect();
+    let drives: BTreeSet<&str> = figures
+        .iter()
+        .flat_map(|f| f.bars.iter().map(|b| b.drive.as_str()))
+        .collect();
+    let plan = |slots: Vec<(String, &TestFigures)>, drive: Option<&str>| -> Vec<SlotPlan> {
+        slots
+            .into_iter()
+            .map(|(id, f)| SlotPlan {
+                id,
+                fingerprint: fingerprint(f),
+                draft: draft(f, drive),
+            })
+            .collect()
+    };
+    let mut out = BTreeMap::new();
+    for suite in &suites {
+        out.insert(
+            format!("suites/{suite}"),
+            plan(suite_slots(&figures, suite).collect(), None),
+        );
+    }
+    for drive in &drives {
+        let slots: Vec<(String, &TestFigures)> = suites
+            .iter()
+            .flat_map(|s| drive_slots(&figures, s, drive))
+            .collect();
+        out.insert(format!("drives/{drive}"), plan(slots, Some(drive)));
+    }
+    Ok(out)
+}
+
+/// A first sentence about a chart: who leads and by how much, and, on a review page, where
+/// the reviewed drive stands.
+pub fn draft(f: &TestFigures, drive: Option<&str>) -> String {
+    let (unit, _) = unit_of(&f.metric);
+    let Some(first) = f.bars.first() else {
+        return String::new();
+    };
+    let last = f.bars.last().unwrap_or(first);
+    let mut s = format!(
+        "The {} leads at {} {unit}",
+        first.drive_name,
+        figure(first.value)
+    );
+    if f.bars.len() > 1 && last.value > 0.0 && first.value > 0.0 {
+        let ratio = if f.better == "higher" {
+            first.value / last.value
+        } else {
+            last.value / first.value
+        };
+        s.push_str(&format!(
+            ", {}× the {} ({} {unit})",
+            figure(ratio),
+            last.drive_name,
+            figure(last.value)
+        ));
+    }
+    s.push('.');
+    if let Some(d) = drive {
+        if let Some((rank, b)) = f.bars.iter().enumerate().find(|(_, b)| b.drive == d) {
+            if rank > 0 && first.value > 0.0 {
+                s.push_str(&format!(
+                    " The {} ranks {} of {} at {} {unit}, {}% of the leader.",
+                    b.drive_name,
+                    rank + 1,
+                    f.bars.len(),
+                    figure(b.value),
+                    figure(b.value / first.value * 100.0)
+                ));
+            }
+        }
+    }
+    s
+}
+
 /// Writes `bytes` to `site/rel` unless it already holds exactly them.
 fn put(site: &Path, rel: &str, bytes: &[u8], report: &mut Report) -> Result<()> {
     let path = site.join(rel);
@@ -304,8 +430,8 @@ pub fn render(lab: &Lab) -> Result<Report> {
         let page = format!("suites/{name}");
         let notes = lab.commentary.get(&page).map(|c| &c.spec);
         let mut charts = Vec::new();
-        for f in figures.iter().filter(|f| &f.suite == name) {
-            charts.push(chart_ctx(f, &f.slot_id(), None, notes, &mut report, &page)?);
+        for (slot, f) in suite_slots(&figures, name) {
+            charts.push(chart_ctx(f, &slot, None, notes, &mut report, &page)?);
         }
         if let Some(c) = lab.commentary.get(&page) {
             let ids: BTreeSet<&str> = charts.iter().map(|c| c.id.as_str()).collect();
@@ -395,13 +521,10 @@ pub fn render(lab: &Lab) -> Result<Report> {
         let mut sections: Vec<serde_json::Value> = Vec::new();
         for (suite, (title, _, _)) in &suites {
             let mut charts = Vec::new();
-            for f in figures
-                .iter()
-                .filter(|f| &f.suite == suite && f.bars.iter().any(|b| b.drive == row.id))
-            {
+            for (slot, f) in drive_slots(&figures, suite, &row.id) {
                 charts.push(chart_ctx(
                     f,
-                    &format!("{suite}.{}", f.slot_id()),
+                    &slot,
                     Some(&row.id),
                     notes,
                     &mut report,

@@ -1,0 +1,115 @@
+//! Commentary that survives new firmware: drafted slots with fingerprints, text kept as
+//! written, stale slots flagged on the page and by render, nothing dropped.
+
+mod common;
+
+use std::fs;
+
+use common::{stderr, stdout, TestLab, TINY_SUITE};
+
+#[test]
+fn new_firmware_keeps_commentary_and_flags_stale_slots() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.sim_drive("sim-b", "Beta", "B1", 2);
+    assert!(lab.roundup(&["run"]).status.success());
+
+    let out = lab.roundup(&["commentary", "init", "suites/tiny"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("added 3 of 3 slots"),
+        "{}",
+        stdout(&out)
+    );
+    let path = lab.path().join("commentary/suites/tiny.md");
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("## random-write-4k.data-compressible\n<!-- figures: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("The Acme Alpha 16 GB leads at"),
+        "a drafted sentence: {text}"
+    );
+
+    // The reviewer rewrites one slot; init again adds nothing and keeps the words.
+    let mine = "Alpha's eight units keep every write busy: **four times** Beta.";
+    let edited = text.replacen(
+        "The Acme Alpha 16 GB leads at",
+        &format!("{mine}\n\nThe Acme Alpha 16 GB leads at"),
+        1,
+    );
+    fs::write(&path, &edited).unwrap();
+    let out = lab.roundup(&["commentary", "init"]);
+    assert!(
+        stdout(&out).contains("commentary/suites/tiny.md: all 3 slots present"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), edited);
+    let out = lab.roundup(&["render"]);
+    assert!(
+        !stderr(&out).contains("stale"),
+        "fresh commentary is not stale: {}",
+        stderr(&out)
+    );
+
+    // New firmware for Beta: twice the units. Re-run only Beta.
+    lab.sim_drive("sim-b", "Beta", "B2", 4);
+    let out = lab.roundup(&["run", "--drive", "sim-b"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        lab.path().join("results/drive=sim-b/firmware=B1").is_dir(),
+        "the old firmware's results stay"
+    );
+    let out = lab.roundup(&["render"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("stale: suites/tiny: slot random-write-4k.data-compressible was written against other figures"), "{err}");
+    // Only the pages that show Beta are rewritten (here every page shows it), and render
+    // says which; the static files stay as they were.
+    let written = stdout(&out);
+    for page in [
+        "index.html",
+        "suites/tiny.html",
+        "drives/sim-a.html",
+        "drives/sim-b.html",
+    ] {
+        assert!(
+            written.contains(&format!("wrote site/{page}")),
+            "{page}: {written}"
+        );
+    }
+    assert!(!written.contains("site/static/"), "{written}");
+    assert!(
+        written.contains("4 files written, 4 unchanged"),
+        "{written}"
+    );
+    let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
+    assert!(
+        page.contains("<strong>four times</strong>"),
+        "the reviewer's words are still shown"
+    );
+    assert!(
+        page.contains("class=\"commentary stale\""),
+        "and marked stale"
+    );
+    assert!(page.contains("B2"), "the new firmware is shown");
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        edited,
+        "the commentary file is untouched"
+    );
+
+    // A slot whose chart disappears is reported, not dropped.
+    fs::write(&path, format!("{edited}\n## gone.base\nOld words.\n")).unwrap();
+    let out = lab.roundup(&["render"]);
+    assert!(
+        stderr(&out).contains(
+            "slot gone.base has no chart on page suites/tiny (kept in the file, not shown)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
