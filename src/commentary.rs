@@ -230,6 +230,33 @@ fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
     }
 }
 
+/// The text of a commentary file with `slots` added: what is there is kept as written;
+/// each missing slot is appended with the fingerprint of its figures and a drafted sentence.
+/// Returns the new text and the ids added.
+pub fn merge(
+    existing: Option<&Commentary>,
+    text: &str,
+    slots: &[crate::render::SlotPlan],
+) -> (String, Vec<String>) {
+    let mut out = text.trim_end().to_string();
+    let mut added = Vec::new();
+    for s in slots {
+        if existing.is_some_and(|c| c.slot(&s.id).is_some()) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!(
+            "## {}\n<!-- figures: {} -->\n{}",
+            s.id, s.fingerprint, s.draft
+        ));
+        added.push(s.id.clone());
+    }
+    out.push('\n');
+    (out, added)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,31 +292,4 @@ mod tests {
         assert!(!h.contains("javascript:"), "{h}");
         assert!(h.contains("https://example.org"));
     }
-}
-
-/// The text of a commentary file with `slots` added: what is there is kept as written;
-/// each missing slot is appended with the fingerprint of its figures and a drafted sentence.
-/// Returns the new text and the ids added.
-pub fn merge(
-    existing: Option<&Commentary>,
-    text: &str,
-    slots: &[crate::render::SlotPlan],
-) -> (String, Vec<String>) {
-    let mut out = text.trim_end().to_string();
-    let mut added = Vec::new();
-    for s in slots {
-        if existing.is_some_and(|c| c.slot(&s.id).is_some()) {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str("\n\n");
-        }
-        out.push_str(&format!(
-            "## {}\n<!-- figures: {} -->\n{}",
-            s.id, s.fingerprint, s.draft
-        ));
-        added.push(s.id.clone());
-    }
-    out.push('\n');
-    (out, added)
 }
