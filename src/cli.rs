@@ -76,6 +76,12 @@ enum Command {
     Render,
     /// Run the demo suite on the lab's drives and render the site.
     Demo,
+    /// Serve site/ on localhost for a quick look.
+    Serve {
+        /// Port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+    },
 }
 
 #[derive(Subcommand)]
@@ -250,6 +256,21 @@ fn dispatch(cli: &Cli) -> Result<()> {
             Ok(())
         }
         Command::Drives => drives(&cli.lab),
+        Command::Serve { port } => {
+            let site = cli.lab.join("site");
+            if !site.join("index.html").is_file() {
+                bail!(
+                    "{} has no site yet: run `roundup render` (or `roundup demo`) first",
+                    site.display()
+                );
+            }
+            roundup::serve::serve(&site, *port, |url| {
+                println!("serving {} at {url} (Ctrl-C to stop)", site.display());
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+            })?;
+            Ok(())
+        }
         Command::Trace(t) => trace(t),
         Command::Commentary(CommentaryCommand::Init { page }) => {
             commentary_init(&cli.lab, page.as_deref())

@@ -19,6 +19,7 @@ pub mod lab;
 pub mod plan;
 pub mod render;
 pub mod run;
+pub mod serve;
 pub mod store;
 pub mod suite;
 pub mod target;

@@ -166,3 +166,56 @@ fn chromium_opens_every_page_without_errors() {
         "a review page was captured"
     );
 }
+
+#[test]
+fn serve_gives_the_site_on_localhost() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let lab = site();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_roundup"))
+        .args([
+            "--lab",
+            lab.path().to_str().unwrap(),
+            "serve",
+            "--port",
+            "0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split(" at ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let get = |path: &str| {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    let index = get("/");
+    let css = get("/static/style.css");
+    let outside = get("/../Cargo.toml");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        index.starts_with("HTTP/1.1 200 OK")
+            && index.contains("text/html")
+            && index.contains("suites/tiny.html"),
+        "{index}"
+    );
+    assert!(css.contains("Content-Type: text/css"), "{css}");
+    assert!(outside.starts_with("HTTP/1.1 404"), "{outside}");
+}
