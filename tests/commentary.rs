@@ -18,7 +18,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     let out = lab.roundup(&["commentary", "init", "suites/tiny"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("added 3 of 3 slots"),
+        stdout(&out).contains("added 4 of 4 slots"),
         "{}",
         stdout(&out)
     );
@@ -32,6 +32,14 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         text.contains("The Acme Alpha 16 GB leads at"),
         "a drafted sentence: {text}"
     );
+    assert!(
+        text.contains("## random-write-4k.data.all\n<!-- figures: "),
+        "the compressible/incompressible pair has a slot: {text}"
+    );
+    assert!(
+        text.contains("From compressible to incompressible: the Acme Alpha 16 GB"),
+        "{text}"
+    );
 
     // The reviewer rewrites one slot; init again adds nothing and keeps the words.
     let mine = "Alpha's eight units keep every write busy: **four times** Beta.";
@@ -43,7 +51,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     fs::write(&path, &edited).unwrap();
     let out = lab.roundup(&["commentary", "init"]);
     assert!(
-        stdout(&out).contains("commentary/suites/tiny.md: all 3 slots present"),
+        stdout(&out).contains("commentary/suites/tiny.md: all 4 slots present"),
         "{}",
         stdout(&out)
     );

@@ -195,8 +195,8 @@ fn truncated_parquet_is_named_and_skipped() {
     let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
     assert_eq!(
         page.matches("<section class=\"test\"").count(),
-        2,
-        "the two readable charts remain"
+        3,
+        "the two readable charts and their compressible/incompressible pair remain"
     );
     let out = lab.roundup(&["summary", "--json"]);
     assert!(out.status.success());

@@ -179,7 +179,11 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
     let index = fs::read_to_string(lab.path().join("site/index.html")).unwrap();
     assert!(index.contains("suites/tiny.html"));
     let sections: Vec<&str> = page.split("<section class=\"test\"").skip(1).collect();
-    assert_eq!(sections.len(), 3, "one chart per test variant");
+    assert_eq!(
+        sections.len(),
+        4,
+        "one chart per test variant, and the compressible/incompressible pair"
+    );
     for s in &sections {
         let svg = &s[s.find("<svg").unwrap()..s.find("</svg>").unwrap()];
         assert!(
@@ -190,7 +194,10 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
             svg.contains("Acme Alpha &lt;b&gt;bold&lt;/b&gt; 16 GB"),
             "sim drive's bar label, escaped"
         );
-        assert_eq!(svg.matches("fill=\"#0072B2\"").count(), 2, "two bars");
+        // Two drives' bars; a pair chart adds its legend swatch and the second bars.
+        let pair = svg.contains("compressible vs incompressible");
+        assert_eq!(svg.matches("fill=\"#0072B2\"").count(), if pair { 3 } else { 2 }, "two bars");
+        assert_eq!(svg.matches("fill=\"#D55E00\"").count(), if pair { 3 } else { 0 });
         assert!(svg.contains("higher is better") && svg.contains("MB/s"));
     }
     assert!(

@@ -217,21 +217,29 @@ impl BarChart {
             .map(|b| format!("{}: {}", b.label, figure(b.value)))
             .collect::<Vec<_>>()
             .join("; ");
-        let id = escape_xml(&self.id);
-        let head =
-            format!("<svg role=\"img\" aria-labelledby=\"{id}-title {id}-desc\" class=\"chart\" ",);
-        let inner = format!(
-            "<title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}. {}. {}.</desc>",
-            escape_xml(&self.title),
-            escape_xml(&self.subtitle),
-            escape_xml(&self.caption),
-            escape_xml(&desc)
-        );
-        let svg = svg.replacen("<svg ", &head, 1);
-        match svg.find('>') {
-            Some(i) => format!("{}{}{}", &svg[..=i], inner, &svg[i + 1..]),
-            None => svg,
-        }
+        accessible(
+            svg,
+            &self.id,
+            &self.title,
+            &format!("{}. {}. {}.", self.subtitle, self.caption, desc),
+        )
+    }
+}
+
+/// Gives an SVG a role, a title and a description for screen readers.
+fn accessible(svg: String, id: &str, title: &str, desc: &str) -> String {
+    let id = escape_xml(id);
+    let head =
+        format!("<svg role=\"img\" aria-labelledby=\"{id}-title {id}-desc\" class=\"chart\" ");
+    let inner = format!(
+        "<title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}</desc>",
+        escape_xml(title),
+        escape_xml(desc)
+    );
+    let svg = svg.replacen("<svg ", &head, 1);
+    match svg.find('>') {
+        Some(i) => format!("{}{}{}", &svg[..=i], inner, &svg[i + 1..]),
+        None => svg,
     }
 }
 
@@ -284,5 +292,201 @@ mod tests {
         assert_eq!(nice_step(28.9), 10.0);
         assert_eq!(nice_step(250.0), 50.0);
         assert_eq!(nice_step(0.02), 0.005);
+    }
+}
+
+/// The second colour of paired bars (Okabe–Ito vermillion).
+pub const SECOND: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
+
+/// One drive's pair of figures.
+#[derive(Debug, Clone)]
+pub struct PairItem {
+    /// The drive's name.
+    pub label: String,
+    /// The first variant's figure.
+    pub a: f64,
+    /// The second variant's figure.
+    pub b: f64,
+    /// Drawn in bold (the reviewed drive).
+    pub highlight: bool,
+}
+
+/// Paired horizontal bars: two variants of a test per drive, with the difference in percent.
+#[derive(Debug, Clone)]
+pub struct PairChart {
+    /// Id for the SVG's title and description elements.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// The workload in words.
+    pub subtitle: String,
+    /// Unit and direction.
+    pub caption: String,
+    /// Names of the two variants, as the legend shows them.
+    pub legend: (String, String),
+    /// The pairs, top first.
+    pub pairs: Vec<PairItem>,
+}
+
+impl PairChart {
+    /// Draws the chart as an SVG document.
+    pub fn to_svg(&self) -> Result<String, String> {
+        fonts();
+        const W: u32 = 760;
+        const TOP: i32 = 92;
+        const ROW: i32 = 40;
+        let n = self.pairs.len() as i32;
+        let h = (TOP + n.max(1) * ROW + 34) as u32;
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (W, h)).into_drawing_area();
+            let e = |e: DrawingAreaErrorKind<_>| format!("drawing chart {}: {e:?}", self.id);
+            root.fill(&WHITE).map_err(e)?;
+            let font = |size: f64, bold: bool, color: RGBColor, pos: Pos| {
+                FontDesc::new(
+                    FontFamily::Name(FONT_FAMILY),
+                    size,
+                    if bold {
+                        FontStyle::Bold
+                    } else {
+                        FontStyle::Normal
+                    },
+                )
+                .color(&color)
+                .pos(pos)
+            };
+            let lt = Pos::new(HPos::Left, VPos::Top);
+            root.draw(&Text::new(
+                self.title.clone(),
+                (12, 10),
+                font(22.0, true, INK, lt),
+            ))
+            .map_err(e)?;
+            root.draw(&Text::new(
+                self.subtitle.clone(),
+                (12, 36),
+                font(16.0, false, MUTED, lt),
+            ))
+            .map_err(e)?;
+            root.draw(&Text::new(
+                self.caption.clone(),
+                (12, 54),
+                font(16.0, true, MUTED, lt),
+            ))
+            .map_err(e)?;
+            for (i, (name, color)) in [(&self.legend.0, BAR), (&self.legend.1, SECOND)]
+                .into_iter()
+                .enumerate()
+            {
+                let x = 12 + i as i32 * 260;
+                root.draw(&Rectangle::new([(x, 74), (x + 14, 86)], color.filled()))
+                    .map_err(e)?;
+                root.draw(&Text::new(
+                    name.clone(),
+                    (x + 20, 80),
+                    font(15.0, false, INK, Pos::new(HPos::Left, VPos::Center)),
+                ))
+                .map_err(e)?;
+            }
+            let label_font = FontDesc::new(FontFamily::Name(FONT_FAMILY), 17.0, FontStyle::Bold)
+                .into_text_style(&root);
+            let widest = self
+                .pairs
+                .iter()
+                .map(|p| {
+                    root.estimate_text_size(&p.label, &label_font)
+                        .map(|(w, _)| w as i32)
+                        .unwrap_or(0)
+                })
+                .max()
+                .unwrap_or(0);
+            let x0 = (widest + 24).clamp(140, 360);
+            let x1 = W as i32 - 150;
+            let max = self
+                .pairs
+                .iter()
+                .flat_map(|p| [p.a, p.b])
+                .filter(|v| v.is_finite())
+                .fold(0.0, f64::max);
+            let step = nice_step(max);
+            let top_value = (max / step).ceil().max(1.0) * step;
+            let scale = |v: f64| x0 + ((v.max(0.0) / top_value) * (x1 - x0) as f64).round() as i32;
+            let bottom = TOP + n * ROW;
+            let mut t = 0.0;
+            while t <= top_value + step * 0.01 {
+                let x = scale(t);
+                root.draw(&PathElement::new(
+                    vec![(x, TOP - 4), (x, bottom)],
+                    GRID.stroke_width(1),
+                ))
+                .map_err(e)?;
+                root.draw(&Text::new(
+                    figure(t),
+                    (x, bottom + 6),
+                    font(15.0, false, MUTED, Pos::new(HPos::Center, VPos::Top)),
+                ))
+                .map_err(e)?;
+                t += step;
+            }
+            for (i, p) in self.pairs.iter().enumerate() {
+                let y = TOP + i as i32 * ROW;
+                root.draw(&Text::new(
+                    p.label.clone(),
+                    (x0 - 10, y + ROW / 2),
+                    font(17.0, p.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
+                ))
+                .map_err(e)?;
+                for (k, (v, color)) in [(p.a, BAR), (p.b, SECOND)].into_iter().enumerate() {
+                    let top = y + 4 + k as i32 * 16;
+                    let end = if v.is_finite() { scale(v) } else { x0 };
+                    root.draw(&Rectangle::new(
+                        [(x0, top), (end.max(x0 + 1), top + 14)],
+                        color.filled(),
+                    ))
+                    .map_err(e)?;
+                    root.draw(&Text::new(
+                        figure(v),
+                        (end + 6, top + 7),
+                        font(14.0, p.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
+                    ))
+                    .map_err(e)?;
+                }
+                let diff = if p.a > 0.0 {
+                    format!("{:+.0}%", (p.b / p.a - 1.0) * 100.0)
+                } else {
+                    "–".into()
+                };
+                root.draw(&Text::new(
+                    diff,
+                    (W as i32 - 12, y + ROW / 2),
+                    font(16.0, true, INK, Pos::new(HPos::Right, VPos::Center)),
+                ))
+                .map_err(e)?;
+            }
+            root.draw(&PathElement::new(
+                vec![(x0, TOP - 4), (x0, bottom)],
+                MUTED.stroke_width(1),
+            ))
+            .map_err(e)?;
+            root.present().map_err(e)?;
+        }
+        let desc: Vec<String> = self
+            .pairs
+            .iter()
+            .map(|p| format!("{}: {} / {}", p.label, figure(p.a), figure(p.b)))
+            .collect();
+        Ok(accessible(
+            svg,
+            &self.id,
+            &self.title,
+            &format!(
+                "{}. {}. {} / {}: {}.",
+                self.subtitle,
+                self.caption,
+                self.legend.0,
+                self.legend.1,
+                desc.join("; ")
+            ),
+        ))
     }
 }

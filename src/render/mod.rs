@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::lab::{sha256_hex, Lab};
 use crate::store;
 use crate::units::figure;
-use chart::{BarChart, BarItem};
+use chart::{BarChart, BarItem, PairChart, PairItem};
 
 /// The templates built into roundup; a lab's `templates/` overrides any of them by name.
 const TEMPLATES: &[(&str, &str)] = &[
@@ -76,7 +76,20 @@ struct Row {
 }
 
 #[derive(Serialize)]
+struct PairRow {
+    drive_name: String,
+    firmware: String,
+    a: String,
+    b: String,
+    difference: String,
+}
+
+#[derive(Serialize)]
 struct ChartCtx {
+    /// Rows of a paired chart (empty for a bar chart).
+    pair_rows: Vec<PairRow>,
+    /// The two variants a paired chart compares.
+    legend: Vec<String>,
     id: String,
     title: String,
     variant_label: String,
@@ -185,6 +198,8 @@ fn chart_ctx(
         ));
     }
     Ok(ChartCtx {
+        pair_rows: vec![],
+        legend: vec![],
         id: slot_id.to_string(),
         title,
         variant_label: f.variant_label.clone(),
@@ -243,6 +258,205 @@ fn tera_chain(e: &tera::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+/// Two variants of a test that differ in one dimension, the others equal.
+pub struct Pair<'a> {
+    /// The chart and slot id: `test.dimension.others`.
+    pub id: String,
+    /// The dimension compared (`data`, `align`, `qd`, `bs`).
+    pub dimension: String,
+    /// The other dimensions' values, for the title (`4 KiB aligned`).
+    pub context: String,
+    /// The first variant.
+    pub a: &'a TestFigures,
+    /// The second variant.
+    pub b: &'a TestFigures,
+}
+
+/// Variant settings parsed from a variant id (`data-compressible_align-512b`).
+fn settings(variant: &str) -> Vec<(String, String)> {
+    if variant == "base" {
+        return vec![];
+    }
+    variant
+        .split('_')
+        .filter_map(|p| p.split_once('-'))
+        .map(|(d, v)| (d.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Every pair of variants of a suite's tests that differ in exactly one dimension.
+pub fn pairs<'a>(figures: &'a [TestFigures], suite: &str) -> Vec<Pair<'a>> {
+    let mut out = Vec::new();
+    let tests: Vec<&TestFigures> = figures.iter().filter(|f| f.suite == suite).collect();
+    for (i, a) in tests.iter().enumerate() {
+        for b in &tests[i + 1..] {
+            if a.test != b.test {
+                continue;
+            }
+            let (sa, sb) = (settings(&a.variant), settings(&b.variant));
+            if sa.len() != sb.len() || sa.is_empty() {
+                continue;
+            }
+            let differing: Vec<usize> = (0..sa.len()).filter(|&k| sa[k] != sb[k]).collect();
+            if differing.len() != 1 || sa[differing[0]].0 != sb[differing[0]].0 {
+                continue;
+            }
+            let k = differing[0];
+            let others: Vec<String> = sa
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, (d, v))| format!("{d}-{v}"))
+                .collect();
+            let labels: Vec<&str> = a.variant_label.split(", ").collect();
+            let context: Vec<&str> = labels
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, l)| *l)
+                .collect();
+            out.push(Pair {
+                id: format!(
+                    "{}.{}.{}",
+                    a.test,
+                    sa[k].0,
+                    if others.is_empty() {
+                        "all".to_string()
+                    } else {
+                        others.join("_")
+                    }
+                ),
+                dimension: sa[k].0.clone(),
+                context: context.join(", "),
+                a,
+                b,
+            });
+        }
+    }
+    out
+}
+
+fn variant_value(f: &TestFigures, dimension: &str) -> String {
+    let labels: Vec<&str> = f.variant_label.split(", ").collect();
+    settings(&f.variant)
+        .iter()
+        .position(|(d, _)| d == dimension)
+        .and_then(|k| labels.get(k))
+        .map(|l| l.to_string())
+        .unwrap_or_default()
+}
+
+/// The fingerprint of a pair's figures.
+fn pair_fingerprint(p: &Pair) -> String {
+    sha256_hex(format!("{}{}", fingerprint(p.a), fingerprint(p.b)).as_bytes())[..12].to_string()
+}
+
+fn pair_ctx(
+    p: &Pair,
+    notes: Option<&Commentary>,
+    report: &mut Report,
+    page: &str,
+) -> Result<ChartCtx> {
+    let (unit, caption) = unit_of(&p.a.metric);
+    let better = if p.a.better == "higher" {
+        "higher is better"
+    } else {
+        "lower is better"
+    };
+    let (la, lb) = (
+        variant_value(p.a, &p.dimension),
+        variant_value(p.b, &p.dimension),
+    );
+    let mut title = format!("{}: {la} vs {lb}", p.a.title);
+    if !p.context.is_empty() {
+        title.push_str(&format!(" ({})", p.context));
+    }
+    let mut rows: Vec<(&crate::analysis::Bar, f64)> =
+        p.a.bars
+            .iter()
+            .filter_map(|x| {
+                p.b.bars
+                    .iter()
+                    .find(|y| y.drive == x.drive)
+                    .map(|y| (x, y.value))
+            })
+            .collect();
+    rows.sort_by(|x, y| {
+        let o =
+            x.0.value
+                .partial_cmp(&y.0.value)
+                .unwrap_or(std::cmp::Ordering::Equal);
+        (if p.a.better == "higher" {
+            o.reverse()
+        } else {
+            o
+        })
+        .then_with(|| x.0.drive.cmp(&y.0.drive))
+    });
+    // The workload without the value that differs (the data pattern is named in the legend).
+    let workload = if p.dimension == "data" {
+        p.a.workload.replace(&format!(", {la} data"), "")
+    } else {
+        p.a.workload.clone()
+    };
+    let chart = PairChart {
+        id: p.id.clone(),
+        title: title.clone(),
+        subtitle: workload.clone(),
+        caption: format!("{caption} · {better} · difference of the second from the first"),
+        legend: (la.clone(), lb.clone()),
+        pairs: rows
+            .iter()
+            .map(|(x, b)| PairItem {
+                label: x.drive_name.clone(),
+                a: x.value,
+                b: *b,
+                highlight: false,
+            })
+            .collect(),
+    };
+    let svg = chart.to_svg().map_err(Error::Render)?;
+    let fp = pair_fingerprint(p);
+    let slot = notes.and_then(|c| c.slot(&p.id));
+    let stale = slot.is_some_and(|s| s.fingerprint.as_ref().is_some_and(|f| *f != fp));
+    if stale {
+        report.stale_slots.push(format!(
+            "{page}: slot {} was written against other figures",
+            p.id
+        ));
+    }
+    Ok(ChartCtx {
+        pair_rows: rows
+            .iter()
+            .map(|(x, b)| PairRow {
+                drive_name: x.drive_name.clone(),
+                firmware: x.firmware.clone(),
+                a: figure(x.value),
+                b: figure(*b),
+                difference: if x.value > 0.0 {
+                    format!("{:+.0}%", (b / x.value - 1.0) * 100.0)
+                } else {
+                    "–".into()
+                },
+            })
+            .collect(),
+        legend: vec![la, lb],
+        id: p.id.clone(),
+        title,
+        variant_label: String::new(),
+        workload,
+        caption: format!("{caption}, {better}"),
+        unit: unit.to_string(),
+        svg,
+        rows: vec![],
+        commentary: slot
+            .map(|s| commentary::to_html(&s.text))
+            .filter(|h| !h.is_empty()),
+        stale,
+        fingerprint: fp,
+    })
 }
 
 /// The charts of a suite page, with their slot ids.
@@ -312,10 +526,36 @@ pub fn slot_plans(lab: &Lab) -> Result<BTreeMap<String, Vec<SlotPlan>>> {
     };
     let mut out = BTreeMap::new();
     for suite in &suites {
-        out.insert(
-            format!("suites/{suite}"),
-            plan(suite_slots(&figures, suite).collect(), None),
-        );
+        let mut slots = plan(suite_slots(&figures, suite).collect(), None);
+        for p in pairs(&figures, suite) {
+            let (la, lb) = (
+                variant_value(p.a, &p.dimension),
+                variant_value(p.b, &p.dimension),
+            );
+            let changes: Vec<String> =
+                p.a.bars
+                    .iter()
+                    .filter_map(|x| {
+                        p.b.bars
+                            .iter()
+                            .find(|y| y.drive == x.drive)
+                            .filter(|_| x.value > 0.0)
+                            .map(|y| {
+                                format!(
+                                    "the {} {:+.0}%",
+                                    x.drive_name,
+                                    (y.value / x.value - 1.0) * 100.0
+                                )
+                            })
+                    })
+                    .collect();
+            slots.push(SlotPlan {
+                id: p.id.clone(),
+                fingerprint: pair_fingerprint(&p),
+                draft: format!("From {la} to {lb}: {}.", changes.join(", ")),
+            });
+        }
+        out.insert(format!("suites/{suite}"), slots);
     }
     for drive in &drives {
         let slots: Vec<(String, &TestFigures)> = suites
@@ -430,7 +670,14 @@ pub fn render(lab: &Lab) -> Result<Report> {
         let page = format!("suites/{name}");
         let notes = lab.commentary.get(&page).map(|c| &c.spec);
         let mut charts = Vec::new();
+        let suite_pairs = pairs(&figures, name);
+        let mut shown_pairs = BTreeSet::new();
         for (slot, f) in suite_slots(&figures, name) {
+            for p in suite_pairs.iter().filter(|p| p.a.test == f.test) {
+                if shown_pairs.insert(p.id.clone()) {
+                    charts.push(pair_ctx(p, notes, &mut report, &page)?);
+                }
+            }
             charts.push(chart_ctx(f, &slot, None, notes, &mut report, &page)?);
         }
         if let Some(c) = lab.commentary.get(&page) {
