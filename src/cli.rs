@@ -342,6 +342,7 @@ fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) {
                     format!("{} simulated, ~{:.1} s", DurationLabel((v * 1e9) as u64), w)
                 }
                 (None, Some(w)) => format!("~{}", DurationLabel((w * 1e9) as u64)),
+                _ if job.workload.replay.is_some() => "as long as its trace".into(),
                 _ => "until its I/O count".into(),
             };
             println!("{:<64} {}  [{}]", job.id, job.workload.describe(), when);
@@ -362,7 +363,9 @@ fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) {
         ));
     }
     if unknown > 0 {
-        line.push_str(&format!(", plus {unknown} jobs that run to an I/O count"));
+        line.push_str(&format!(
+            ", plus {unknown} jobs that run to an I/O count or play a trace"
+        ));
     }
     println!("{line}");
 }

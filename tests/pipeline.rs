@@ -196,8 +196,15 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
         );
         // Two drives' bars; a pair chart adds its legend swatch and the second bars.
         let pair = svg.contains("compressible vs incompressible");
-        assert_eq!(svg.matches("fill=\"#0072B2\"").count(), if pair { 3 } else { 2 }, "two bars");
-        assert_eq!(svg.matches("fill=\"#D55E00\"").count(), if pair { 3 } else { 0 });
+        assert_eq!(
+            svg.matches("fill=\"#0072B2\"").count(),
+            if pair { 3 } else { 2 },
+            "two bars"
+        );
+        assert_eq!(
+            svg.matches("fill=\"#D55E00\"").count(),
+            if pair { 3 } else { 0 }
+        );
         assert!(svg.contains("higher is better") && svg.contains("MB/s"));
     }
     assert!(

@@ -357,6 +357,13 @@ fn suites_replay_generated_traces() {
         "name: r\ntitle: Replay\ntests:\n  - {id: play, title: Light, kind: replay, trace: {generate: {profile: light, seed: 3}}, queue_depth: 32, span: full, metric: iops}\n",
     );
     lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let out = lab.roundup(&["run", "--dry-run"]);
+    let plan = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        plan.contains("[as long as its trace]")
+            && plan.contains("plus 1 jobs that run to an I/O count or play a trace"),
+        "{plan}"
+    );
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let m = manifest(&lab, "sim-a", "A1");

@@ -197,7 +197,7 @@ fn decimal_ns(s: &str, unit_ns: u64) -> std::result::Result<u64, String> {
         if scale == 0 {
             break;
         }
-        ns += (d - b'0') as u64 * scale;
+        ns = ns.checked_add((d - b'0') as u64 * scale).ok_or_else(bad)?;
     }
     Ok(ns)
 }
@@ -311,7 +311,11 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                     };
                     let mut r = req(t, op, whole(f[4], "offset")?, whole(f[5], "size")?)?;
                     if let Some(r) = r.as_mut() {
-                        r.complete_ns = Some(t + whole::<u64>(f[6], "response time")? * 100);
+                        let rt = whole::<u64>(f[6], "response time")?
+                            .checked_mul(100)
+                            .ok_or("response time out of range")?;
+                        r.complete_ns =
+                            Some(t.checked_add(rt).ok_or("response time out of range")?);
                     }
                     Ok(r)
                 })();
