@@ -87,142 +87,203 @@ fn escape_xml(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The drawing area of a chart.
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// A text style in the bundled font.
+fn font(size: f64, bold: bool, color: RGBColor, pos: Pos) -> TextStyle<'static> {
+    let style = if bold {
+        FontStyle::Bold
+    } else {
+        FontStyle::Normal
+    };
+    FontDesc::new(FontFamily::Name(FONT_FAMILY), size, style)
+        .color(&color)
+        .pos(pos)
+}
+
+/// Title, workload and caption at the top left.
+fn heading(root: &Area, title: &str, subtitle: &str, caption: &str) -> Result<(), String> {
+    let lt = Pos::new(HPos::Left, VPos::Top);
+    for (text, y, size, bold, color) in [
+        (title, 10, 22.0, true, INK),
+        (subtitle, 36, 16.0, false, MUTED),
+        (caption, 54, 16.0, true, MUTED),
+    ] {
+        root.draw(&Text::new(
+            text.to_string(),
+            (12, y),
+            font(size, bold, color, lt),
+        ))
+        .map_err(|e| format!("{e:?}"))?;
+    }
+    Ok(())
+}
+
+/// The value axis of horizontal bars: room for the longest label on the left, `right` pixels
+/// for values on the right, light grid lines and tick labels from `top` to `bottom`.
+struct Axis {
+    x0: i32,
+    x1: i32,
+    top_value: f64,
+}
+
+impl Axis {
+    fn draw(
+        root: &Area,
+        labels: &[&str],
+        max: f64,
+        right: i32,
+        top: i32,
+        bottom: i32,
+    ) -> Result<Axis, String> {
+        let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
+        let label_font = FontDesc::new(FontFamily::Name(FONT_FAMILY), 17.0, FontStyle::Bold)
+            .into_text_style(root);
+        let widest = labels
+            .iter()
+            .map(|l| {
+                root.estimate_text_size(l, &label_font)
+                    .map(|(w, _)| w as i32)
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0);
+        let (w, _) = root.dim_in_pixel();
+        let step = nice_step(max);
+        let axis = Axis {
+            x0: (widest + 24).clamp(140, 360),
+            x1: w as i32 - right,
+            top_value: (max / step).ceil().max(1.0) * step,
+        };
+        let mut t = 0.0;
+        while t <= axis.top_value + step * 0.01 {
+            let x = axis.x(t);
+            root.draw(&PathElement::new(
+                vec![(x, top - 4), (x, bottom)],
+                GRID.stroke_width(1),
+            ))
+            .map_err(e)?;
+            root.draw(&Text::new(
+                figure(t),
+                (x, bottom + 6),
+                font(15.0, false, MUTED, Pos::new(HPos::Center, VPos::Top)),
+            ))
+            .map_err(e)?;
+            t += step;
+        }
+        root.draw(&PathElement::new(
+            vec![(axis.x0, top - 4), (axis.x0, bottom)],
+            MUTED.stroke_width(1),
+        ))
+        .map_err(e)?;
+        Ok(axis)
+    }
+
+    /// The x pixel of a value (clamped to the axis start for negative or missing values).
+    fn x(&self, v: f64) -> i32 {
+        if !v.is_finite() {
+            return self.x0;
+        }
+        self.x0 + ((v.max(0.0) / self.top_value) * (self.x1 - self.x0) as f64).round() as i32
+    }
+
+    /// A bar from the axis to `v` over the vertical band `(top, height)`, with its value
+    /// printed at the end (bold for the reviewed drive).
+    fn bar(
+        &self,
+        root: &Area,
+        v: f64,
+        (y, height): (i32, i32),
+        color: RGBColor,
+        bold: bool,
+    ) -> Result<(), String> {
+        let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
+        let end = self.x(v);
+        let size = if height >= 20 { 16.0 } else { 14.0 };
+        root.draw(&Rectangle::new(
+            [(self.x0, y), (end.max(self.x0 + 1), y + height)],
+            color.filled(),
+        ))
+        .map_err(e)?;
+        root.draw(&Text::new(
+            figure(v),
+            (end + 6, y + height / 2),
+            font(size, bold, INK, Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(e)?;
+        Ok(())
+    }
+}
+
+/// Draws a chart of `rows` rows of `row` pixels below a heading of `top` pixels.
+fn draw_svg(
+    id: &str,
+    rows: usize,
+    top: i32,
+    row: i32,
+    body: impl FnOnce(&Area) -> Result<(), String>,
+) -> Result<String, String> {
+    fonts();
+    let h = (top + (rows.max(1) as i32) * row + 34) as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (760, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| format!("{e:?}"))?;
+        body(&root).map_err(|e| format!("drawing chart {id}: {e}"))?;
+        root.present()
+            .map_err(|e| format!("drawing chart {id}: {e:?}"))?;
+    }
+    Ok(svg)
+}
+
 impl BarChart {
     /// Draws the chart as an SVG document with a title and description for screen readers.
     pub fn to_svg(&self) -> Result<String, String> {
-        fonts();
-        const W: u32 = 760;
         const TOP: i32 = 70;
         const ROW: i32 = 28;
-        let n = self.bars.len() as i32;
-        let h = (TOP + n.max(1) * ROW + 34) as u32;
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (W, h)).into_drawing_area();
-            let e = |e: DrawingAreaErrorKind<_>| format!("drawing chart {}: {e:?}", self.id);
-            root.fill(&WHITE).map_err(e)?;
-            let font = |size: f64, bold: bool, color: RGBColor, pos: Pos| {
-                let f = FontDesc::new(
-                    FontFamily::Name(FONT_FAMILY),
-                    size,
-                    if bold {
-                        FontStyle::Bold
-                    } else {
-                        FontStyle::Normal
-                    },
-                );
-                f.color(&color).pos(pos)
-            };
-            let left_top = Pos::new(HPos::Left, VPos::Top);
-            root.draw(&Text::new(
-                self.title.clone(),
-                (12, 10),
-                font(22.0, true, INK, left_top),
-            ))
-            .map_err(e)?;
-            root.draw(&Text::new(
-                self.subtitle.clone(),
-                (12, 36),
-                font(16.0, false, MUTED, left_top),
-            ))
-            .map_err(e)?;
-            root.draw(&Text::new(
-                self.caption.clone(),
-                (12, 52),
-                font(16.0, true, MUTED, left_top),
-            ))
-            .map_err(e)?;
-            let label_font = FontDesc::new(FontFamily::Name(FONT_FAMILY), 17.0, FontStyle::Bold)
-                .into_text_style(&root);
-            let widest = self
-                .bars
-                .iter()
-                .map(|b| {
-                    root.estimate_text_size(&b.label, &label_font)
-                        .map(|(w, _)| w as i32)
-                        .unwrap_or(0)
-                })
-                .max()
-                .unwrap_or(0);
-            let x0 = (widest + 24).clamp(140, 360);
-            let x1 = W as i32 - 80;
+        let svg = draw_svg(&self.id, self.bars.len(), TOP, ROW, |root| {
+            heading(root, &self.title, &self.subtitle, &self.caption)?;
+            let labels: Vec<&str> = self.bars.iter().map(|b| b.label.as_str()).collect();
             let max = self
                 .bars
                 .iter()
                 .map(|b| b.value)
                 .filter(|v| v.is_finite())
                 .fold(0.0, f64::max);
-            let step = nice_step(max);
-            let top_value = (max / step).ceil().max(1.0) * step;
-            let scale = |v: f64| x0 + ((v / top_value) * (x1 - x0) as f64).round() as i32;
-            let bottom = TOP + n * ROW;
-            let mut t = 0.0;
-            while t <= top_value + step * 0.01 {
-                let x = scale(t);
-                root.draw(&PathElement::new(
-                    vec![(x, TOP - 4), (x, bottom)],
-                    GRID.stroke_width(1),
-                ))
-                .map_err(e)?;
-                root.draw(&Text::new(
-                    figure(t),
-                    (x, bottom + 6),
-                    font(15.0, false, MUTED, Pos::new(HPos::Center, VPos::Top)),
-                ))
-                .map_err(e)?;
-                t += step;
-            }
+            let axis = Axis::draw(
+                root,
+                &labels,
+                max,
+                80,
+                TOP,
+                TOP + self.bars.len() as i32 * ROW,
+            )?;
             for (i, b) in self.bars.iter().enumerate() {
                 let y = TOP + i as i32 * ROW;
                 let color = if b.highlight { HIGHLIGHT } else { BAR };
-                let end = if b.value.is_finite() {
-                    scale(b.value.max(0.0))
-                } else {
-                    x0
-                };
-                root.draw(&Rectangle::new(
-                    [(x0, y + 4), (end.max(x0 + 1), y + ROW - 4)],
-                    color.filled(),
-                ))
-                .map_err(e)?;
-                let mid = y + ROW / 2;
+                axis.bar(root, b.value, (y + 4, ROW - 8), color, b.highlight)?;
                 root.draw(&Text::new(
                     b.label.clone(),
-                    (x0 - 10, mid),
+                    (axis.x0 - 10, y + ROW / 2),
                     font(17.0, b.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
                 ))
-                .map_err(e)?;
-                root.draw(&Text::new(
-                    figure(b.value),
-                    (end + 6, mid),
-                    font(16.0, b.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
-                ))
-                .map_err(e)?;
+                .map_err(|e| format!("{e:?}"))?;
             }
-            root.draw(&PathElement::new(
-                vec![(x0, TOP - 4), (x0, bottom)],
-                MUTED.stroke_width(1),
-            ))
-            .map_err(e)?;
-            root.present().map_err(e)?;
-        }
-        Ok(self.accessible(svg))
-    }
-
-    /// Adds role, title and description (the figures in words) to the SVG.
-    fn accessible(&self, svg: String) -> String {
+            Ok(())
+        })?;
         let desc = self
             .bars
             .iter()
             .map(|b| format!("{}: {}", b.label, figure(b.value)))
             .collect::<Vec<_>>()
             .join("; ");
-        accessible(
+        Ok(accessible(
             svg,
             &self.id,
             &self.title,
             &format!("{}. {}. {}.", self.subtitle, self.caption, desc),
-        )
+        ))
     }
 }
 
@@ -331,49 +392,11 @@ pub struct PairChart {
 impl PairChart {
     /// Draws the chart as an SVG document.
     pub fn to_svg(&self) -> Result<String, String> {
-        fonts();
-        const W: u32 = 760;
         const TOP: i32 = 92;
         const ROW: i32 = 40;
-        let n = self.pairs.len() as i32;
-        let h = (TOP + n.max(1) * ROW + 34) as u32;
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (W, h)).into_drawing_area();
-            let e = |e: DrawingAreaErrorKind<_>| format!("drawing chart {}: {e:?}", self.id);
-            root.fill(&WHITE).map_err(e)?;
-            let font = |size: f64, bold: bool, color: RGBColor, pos: Pos| {
-                FontDesc::new(
-                    FontFamily::Name(FONT_FAMILY),
-                    size,
-                    if bold {
-                        FontStyle::Bold
-                    } else {
-                        FontStyle::Normal
-                    },
-                )
-                .color(&color)
-                .pos(pos)
-            };
-            let lt = Pos::new(HPos::Left, VPos::Top);
-            root.draw(&Text::new(
-                self.title.clone(),
-                (12, 10),
-                font(22.0, true, INK, lt),
-            ))
-            .map_err(e)?;
-            root.draw(&Text::new(
-                self.subtitle.clone(),
-                (12, 36),
-                font(16.0, false, MUTED, lt),
-            ))
-            .map_err(e)?;
-            root.draw(&Text::new(
-                self.caption.clone(),
-                (12, 54),
-                font(16.0, true, MUTED, lt),
-            ))
-            .map_err(e)?;
+        let svg = draw_svg(&self.id, self.pairs.len(), TOP, ROW, |root| {
+            let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
+            heading(root, &self.title, &self.subtitle, &self.caption)?;
             for (i, (name, color)) in [(&self.legend.0, BAR), (&self.legend.1, SECOND)]
                 .into_iter()
                 .enumerate()
@@ -388,69 +411,32 @@ impl PairChart {
                 ))
                 .map_err(e)?;
             }
-            let label_font = FontDesc::new(FontFamily::Name(FONT_FAMILY), 17.0, FontStyle::Bold)
-                .into_text_style(&root);
-            let widest = self
-                .pairs
-                .iter()
-                .map(|p| {
-                    root.estimate_text_size(&p.label, &label_font)
-                        .map(|(w, _)| w as i32)
-                        .unwrap_or(0)
-                })
-                .max()
-                .unwrap_or(0);
-            let x0 = (widest + 24).clamp(140, 360);
-            let x1 = W as i32 - 150;
+            let labels: Vec<&str> = self.pairs.iter().map(|p| p.label.as_str()).collect();
             let max = self
                 .pairs
                 .iter()
                 .flat_map(|p| [p.a, p.b])
                 .filter(|v| v.is_finite())
                 .fold(0.0, f64::max);
-            let step = nice_step(max);
-            let top_value = (max / step).ceil().max(1.0) * step;
-            let scale = |v: f64| x0 + ((v.max(0.0) / top_value) * (x1 - x0) as f64).round() as i32;
-            let bottom = TOP + n * ROW;
-            let mut t = 0.0;
-            while t <= top_value + step * 0.01 {
-                let x = scale(t);
-                root.draw(&PathElement::new(
-                    vec![(x, TOP - 4), (x, bottom)],
-                    GRID.stroke_width(1),
-                ))
-                .map_err(e)?;
-                root.draw(&Text::new(
-                    figure(t),
-                    (x, bottom + 6),
-                    font(15.0, false, MUTED, Pos::new(HPos::Center, VPos::Top)),
-                ))
-                .map_err(e)?;
-                t += step;
-            }
+            let axis = Axis::draw(
+                root,
+                &labels,
+                max,
+                150,
+                TOP,
+                TOP + self.pairs.len() as i32 * ROW,
+            )?;
+            let (w, _) = root.dim_in_pixel();
             for (i, p) in self.pairs.iter().enumerate() {
                 let y = TOP + i as i32 * ROW;
                 root.draw(&Text::new(
                     p.label.clone(),
-                    (x0 - 10, y + ROW / 2),
+                    (axis.x0 - 10, y + ROW / 2),
                     font(17.0, p.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
                 ))
                 .map_err(e)?;
-                for (k, (v, color)) in [(p.a, BAR), (p.b, SECOND)].into_iter().enumerate() {
-                    let top = y + 4 + k as i32 * 16;
-                    let end = if v.is_finite() { scale(v) } else { x0 };
-                    root.draw(&Rectangle::new(
-                        [(x0, top), (end.max(x0 + 1), top + 14)],
-                        color.filled(),
-                    ))
-                    .map_err(e)?;
-                    root.draw(&Text::new(
-                        figure(v),
-                        (end + 6, top + 7),
-                        font(14.0, p.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
-                    ))
-                    .map_err(e)?;
-                }
+                axis.bar(root, p.a, (y + 4, 14), BAR, p.highlight)?;
+                axis.bar(root, p.b, (y + 20, 14), SECOND, p.highlight)?;
                 let diff = if p.a > 0.0 {
                     format!("{:+.0}%", (p.b / p.a - 1.0) * 100.0)
                 } else {
@@ -458,18 +444,13 @@ impl PairChart {
                 };
                 root.draw(&Text::new(
                     diff,
-                    (W as i32 - 12, y + ROW / 2),
+                    (w as i32 - 12, y + ROW / 2),
                     font(16.0, true, INK, Pos::new(HPos::Right, VPos::Center)),
                 ))
                 .map_err(e)?;
             }
-            root.draw(&PathElement::new(
-                vec![(x0, TOP - 4), (x0, bottom)],
-                MUTED.stroke_width(1),
-            ))
-            .map_err(e)?;
-            root.present().map_err(e)?;
-        }
+            Ok(())
+        })?;
         let desc: Vec<String> = self
             .pairs
             .iter()

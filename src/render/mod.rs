@@ -21,6 +21,7 @@ use chart::{BarChart, BarItem, PairChart, PairItem};
 /// The templates built into roundup; a lab's `templates/` overrides any of them by name.
 const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/base.html")),
+    ("macros.html", include_str!("../../templates/macros.html")),
     ("index.html", include_str!("../../templates/index.html")),
     ("suite.html", include_str!("../../templates/suite.html")),
     ("drive.html", include_str!("../../templates/drive.html")),
@@ -190,13 +191,7 @@ fn chart_ctx(
     };
     let svg = chart.to_svg().map_err(Error::Render)?;
     let fp = fingerprint(f);
-    let slot = notes.and_then(|c| c.slot(slot_id));
-    let stale = slot.is_some_and(|s| s.fingerprint.as_ref().is_some_and(|p| *p != fp));
-    if stale {
-        report.stale_slots.push(format!(
-            "{page}: slot {slot_id} was written against other figures"
-        ));
-    }
+    let (commentary, stale) = slot_text(notes, slot_id, &fp, report, page);
     Ok(ChartCtx {
         pair_rows: vec![],
         legend: vec![],
@@ -223,9 +218,7 @@ fn chart_ctx(
                 lat_max: latency(b.lat_max_us),
             })
             .collect(),
-        commentary: slot
-            .map(|s| commentary::to_html(&s.text))
-            .filter(|h| !h.is_empty()),
+        commentary,
         stale,
         fingerprint: fp,
     })
@@ -419,14 +412,7 @@ fn pair_ctx(
     };
     let svg = chart.to_svg().map_err(Error::Render)?;
     let fp = pair_fingerprint(p);
-    let slot = notes.and_then(|c| c.slot(&p.id));
-    let stale = slot.is_some_and(|s| s.fingerprint.as_ref().is_some_and(|f| *f != fp));
-    if stale {
-        report.stale_slots.push(format!(
-            "{page}: slot {} was written against other figures",
-            p.id
-        ));
-    }
+    let (commentary, stale) = slot_text(notes, &p.id, &fp, report, page);
     Ok(ChartCtx {
         pair_rows: rows
             .iter()
@@ -451,12 +437,33 @@ fn pair_ctx(
         unit: unit.to_string(),
         svg,
         rows: vec![],
-        commentary: slot
-            .map(|s| commentary::to_html(&s.text))
-            .filter(|h| !h.is_empty()),
+        commentary,
         stale,
         fingerprint: fp,
     })
+}
+
+/// A chart's commentary, as HTML, and whether it was written against other figures than
+/// `fingerprint` (then listed in the report).
+fn slot_text(
+    notes: Option<&Commentary>,
+    slot_id: &str,
+    fingerprint: &str,
+    report: &mut Report,
+    page: &str,
+) -> (Option<String>, bool) {
+    let slot = notes.and_then(|c| c.slot(slot_id));
+    let stale = slot.is_some_and(|s| s.fingerprint.as_ref().is_some_and(|f| f != fingerprint));
+    if stale {
+        report.stale_slots.push(format!(
+            "{page}: slot {slot_id} was written against other figures"
+        ));
+    }
+    (
+        slot.map(|s| commentary::to_html(&s.text))
+            .filter(|h| !h.is_empty()),
+        stale,
+    )
 }
 
 /// The charts of a suite page, with their slot ids.
