@@ -466,6 +466,32 @@ fn slot_text(
     )
 }
 
+/// The lab's results: every readable job's figures, the charts' figures in suite order,
+/// and the results that could not be read.
+fn lab_figures(
+    lab: &Lab,
+) -> (
+    Vec<(store::StoredJob, analysis::JobSummary)>,
+    Vec<TestFigures>,
+    Vec<String>,
+) {
+    let (jobs, mut problems) = store::scan(&lab.results_dir());
+    let (summaries, mut more) = analysis::summarize(&jobs);
+    problems.append(&mut more);
+    let order: BTreeMap<String, Vec<String>> = lab
+        .suites
+        .iter()
+        .map(|(n, s)| {
+            (
+                n.clone(),
+                s.spec.tests.iter().map(|t| t.id.0.clone()).collect(),
+            )
+        })
+        .collect();
+    let figures = analysis::figures(&summaries, &order);
+    (summaries, figures, problems)
+}
+
 /// The charts of a suite page, with their slot ids.
 fn suite_slots<'a>(
     figures: &'a [TestFigures],
@@ -503,19 +529,7 @@ pub struct SlotPlan {
 /// Every page's commentary slots, by page id (`suites/NAME`, `drives/ID`), from the current
 /// results: what `roundup commentary init` writes.
 pub fn slot_plans(lab: &Lab) -> Result<BTreeMap<String, Vec<SlotPlan>>> {
-    let (jobs, _) = store::scan(&lab.results_dir());
-    let (summaries, _) = analysis::summarize(&jobs);
-    let order: BTreeMap<String, Vec<String>> = lab
-        .suites
-        .iter()
-        .map(|(n, s)| {
-            (
-                n.clone(),
-                s.spec.tests.iter().map(|t| t.id.0.clone()).collect(),
-            )
-        })
-        .collect();
-    let figures = analysis::figures(&summaries, &order);
+    let (_, figures, _) = lab_figures(lab);
     let suites: BTreeSet<&str> = figures.iter().map(|f| f.suite.as_str()).collect();
     let drives: BTreeSet<&str> = figures
         .iter()
@@ -633,21 +647,8 @@ fn put(site: &Path, rel: &str, bytes: &[u8], report: &mut Report) -> Result<()> 
 /// Renders the lab's results and commentary into `site/`.
 pub fn render(lab: &Lab) -> Result<Report> {
     let mut report = Report::default();
-    let (jobs, mut problems) = store::scan(&lab.results_dir());
-    let (summaries, mut more) = analysis::summarize(&jobs);
-    problems.append(&mut more);
+    let (summaries, figures, problems) = lab_figures(lab);
     report.problems = problems;
-    let order: BTreeMap<String, Vec<String>> = lab
-        .suites
-        .iter()
-        .map(|(n, s)| {
-            (
-                n.clone(),
-                s.spec.tests.iter().map(|t| t.id.0.clone()).collect(),
-            )
-        })
-        .collect();
-    let figures = analysis::figures(&summaries, &order);
     let current = analysis::current_firmware(&summaries);
     let tera = templates(lab)?;
     let site = lab.site_dir();
