@@ -632,6 +632,36 @@ pub fn draft(f: &TestFigures, drive: Option<&str>) -> String {
     s
 }
 
+/// What every page's template gets: the way back to the site root, the page id and the
+/// page's introduction from its commentary.
+fn page_context(page: &str, notes: Option<&Commentary>) -> tera::Context {
+    let mut ctx = tera::Context::new();
+    ctx.insert("root", &"../".repeat(page.matches('/').count()));
+    ctx.insert("page", page);
+    ctx.insert(
+        "intro",
+        &notes
+            .map(|c| commentary::to_html(&c.intro))
+            .unwrap_or_default(),
+    );
+    ctx
+}
+
+/// Renders `template` for `page` and writes it to `site/PAGE.html` if it changed.
+fn write_page(
+    tera: &tera::Tera,
+    template: &str,
+    ctx: &tera::Context,
+    site: &Path,
+    page: &str,
+    report: &mut Report,
+) -> Result<()> {
+    let html = tera
+        .render(template, ctx)
+        .map_err(|e| Error::Render(format!("{page}: {}", tera_chain(&e))))?;
+    put(site, &format!("{page}.html"), html.as_bytes(), report)
+}
+
 /// Writes `bytes` to `site/rel` unless it already holds exactly them.
 fn put(site: &Path, rel: &str, bytes: &[u8], report: &mut Report) -> Result<()> {
     let path = site.join(rel);
@@ -701,24 +731,13 @@ pub fn render(lab: &Lab) -> Result<Report> {
                 }
             }
         }
-        let mut ctx = tera::Context::new();
-        ctx.insert("root", "../");
-        ctx.insert("page", &page);
+        let mut ctx = page_context(&page, notes);
         ctx.insert(
             "suite",
             &serde_json::json!({"name": name, "title": title, "description": description}),
         );
-        ctx.insert(
-            "intro",
-            &notes
-                .map(|c| commentary::to_html(&c.intro))
-                .unwrap_or_default(),
-        );
         ctx.insert("charts", &charts);
-        let html = tera
-            .render("suite.html", &ctx)
-            .map_err(|e| Error::Render(format!("suite {name}: {}", tera_chain(&e))))?;
-        put(&site, &format!("{page}.html"), html.as_bytes(), &mut report)?;
+        write_page(&tera, "suite.html", &ctx, &site, &page, &mut report)?;
         suite_links.push(SuiteLink {
             name: name.clone(),
             title: title.clone(),
@@ -790,39 +809,16 @@ pub fn render(lab: &Lab) -> Result<Report> {
                 sections.push(serde_json::json!({"name": suite, "title": title, "charts": charts}));
             }
         }
-        let mut ctx = tera::Context::new();
-        ctx.insert("root", "../");
-        ctx.insert("page", &page);
+        let mut ctx = page_context(&page, notes);
         ctx.insert("drive", row);
-        ctx.insert(
-            "intro",
-            &notes
-                .map(|c| commentary::to_html(&c.intro))
-                .unwrap_or_default(),
-        );
         ctx.insert("sections", &sections);
-        let html = tera
-            .render("drive.html", &ctx)
-            .map_err(|e| Error::Render(format!("drive {}: {}", row.id, tera_chain(&e))))?;
-        put(&site, &format!("{page}.html"), html.as_bytes(), &mut report)?;
+        write_page(&tera, "drive.html", &ctx, &site, &page, &mut report)?;
     }
-    let mut ctx = tera::Context::new();
-    ctx.insert("root", "");
-    ctx.insert("page", "index");
+    let mut ctx = page_context("index", lab.commentary.get("index").map(|c| &c.spec));
     ctx.insert("suites", &suite_links);
     ctx.insert("drives", &drives.into_values().collect::<Vec<_>>());
-    ctx.insert(
-        "intro",
-        &lab.commentary
-            .get("index")
-            .map(|c| commentary::to_html(&c.spec.intro))
-            .unwrap_or_default(),
-    );
     ctx.insert("problems", &report.problems);
-    let html = tera
-        .render("index.html", &ctx)
-        .map_err(|e| Error::Render(format!("index: {}", tera_chain(&e))))?;
-    put(&site, "index.html", html.as_bytes(), &mut report)?;
+    write_page(&tera, "index.html", &ctx, &site, "index", &mut report)?;
 
     for (rel, bytes) in STATIC {
         let custom = lab.root.join("templates/static").join(rel);
