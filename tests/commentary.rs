@@ -83,6 +83,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         "suites/tiny.html",
         "drives/sim-a.html",
         "drives/sim-b.html",
+        "drives/sim-b-firmware.html",
     ] {
         assert!(
             written.contains(&format!("wrote site/{page}")),
@@ -91,7 +92,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     }
     assert!(!written.contains("site/static/"), "{written}");
     assert!(
-        written.contains("4 files written, 4 unchanged"),
+        written.contains("5 files written, 4 unchanged"),
         "{written}"
     );
     let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
@@ -108,6 +109,25 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         fs::read_to_string(&path).unwrap(),
         edited,
         "the commentary file is untouched"
+    );
+
+    // Beta's firmware history: each test under B1 and under B2, side by side.
+    let history = fs::read_to_string(lab.path().join("site/drives/sim-b-firmware.html")).unwrap();
+    assert_eq!(
+        history.matches("<section class=\"test\"").count(),
+        3,
+        "one chart per test variant"
+    );
+    assert!(history.contains("firmware B1 vs firmware B2"), "{history}");
+    assert!(history.contains("Firmwares with results, oldest first: B1, B2"));
+    assert!(
+        !lab.path().join("site/drives/sim-a-firmware.html").exists(),
+        "Alpha has one firmware"
+    );
+    let index = fs::read_to_string(lab.path().join("site/index.html")).unwrap();
+    assert!(
+        index.contains("drives/sim-b-firmware.html"),
+        "the index links the history"
     );
 
     // A slot whose chart disappears is reported, not dropped.

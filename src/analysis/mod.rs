@@ -339,13 +339,39 @@ pub fn current_firmware(jobs: &[(StoredJob, JobSummary)]) -> BTreeMap<String, St
     latest.into_iter().map(|(d, (_, fw))| (d, fw)).collect()
 }
 
-/// Groups the current results by suite, test and variant, in the suite's test order where
-/// `order` gives it (test ids by suite), and sorts each chart's bars best first.
+/// Groups the current results (each drive's current firmware) by suite, test and variant,
+/// in the suite's test order where `order` gives it (test ids by suite), and sorts each
+/// chart's bars best first.
 pub fn figures(
     jobs: &[(StoredJob, JobSummary)],
     order: &BTreeMap<String, Vec<String>>,
 ) -> Vec<TestFigures> {
     let current = current_firmware(jobs);
+    figures_where(jobs, order, |m| current.get(&m.drive) == Some(&m.firmware))
+}
+
+/// A drive's firmwares with results, oldest first (by their latest finished job).
+pub fn firmwares(jobs: &[(StoredJob, JobSummary)], drive: &str) -> Vec<String> {
+    let mut latest: BTreeMap<&str, &str> = BTreeMap::new();
+    for (j, _) in jobs.iter().filter(|(j, _)| j.manifest.drive == drive) {
+        let e = latest
+            .entry(&j.manifest.firmware)
+            .or_insert(&j.manifest.finished_at);
+        if j.manifest.finished_at.as_str() > *e {
+            *e = &j.manifest.finished_at;
+        }
+    }
+    let mut v: Vec<(&str, &str)> = latest.into_iter().map(|(fw, t)| (t, fw)).collect();
+    v.sort();
+    v.into_iter().map(|(_, fw)| fw.to_string()).collect()
+}
+
+/// Like [`figures`], over the results `keep` selects (e.g. one drive under one firmware).
+pub fn figures_where(
+    jobs: &[(StoredJob, JobSummary)],
+    order: &BTreeMap<String, Vec<String>>,
+    keep: impl Fn(&crate::store::JobManifest) -> bool,
+) -> Vec<TestFigures> {
     /// The jobs of one chart, by drive.
     struct Group<'a> {
         figures: TestFigures,
@@ -355,7 +381,7 @@ pub fn figures(
     let mut groups: BTreeMap<(String, String, String), Group> = BTreeMap::new();
     for (j, s) in jobs {
         let m = &j.manifest;
-        if current.get(&m.drive) != Some(&m.firmware) {
+        if !keep(m) {
             continue;
         }
         let key = (m.suite.clone(), m.test.clone(), m.variant.clone());

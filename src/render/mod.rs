@@ -25,6 +25,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("index.html", include_str!("../../templates/index.html")),
     ("suite.html", include_str!("../../templates/suite.html")),
     ("drive.html", include_str!("../../templates/drive.html")),
+    (
+        "firmware.html",
+        include_str!("../../templates/firmware.html"),
+    ),
 ];
 
 /// Static files copied into `site/static/`.
@@ -116,6 +120,8 @@ struct SuiteLink {
 struct DriveRow {
     id: String,
     page: bool,
+    /// Results under more than one firmware: a firmware-history page.
+    history: bool,
     name: String,
     controller: String,
     firmware: String,
@@ -257,8 +263,10 @@ fn tera_chain(e: &tera::Error) -> String {
 pub struct Pair<'a> {
     /// The chart and slot id: `test.dimension.others`.
     pub id: String,
-    /// The dimension compared (`data`, `align`, `qd`, `bs`).
+    /// The dimension compared (`data`, `align`, `qd`, `bs`, or `firmware`).
     pub dimension: String,
+    /// What the first and the second are (`compressible`, `incompressible`; two firmwares).
+    pub labels: (String, String),
     /// The other dimensions' values, for the title (`4 KiB aligned`).
     pub context: String,
     /// The first variant.
@@ -322,6 +330,7 @@ pub fn pairs<'a>(figures: &'a [TestFigures], suite: &str) -> Vec<Pair<'a>> {
                     }
                 ),
                 dimension: sa[k].0.clone(),
+                labels: (variant_value(a, &sa[k].0), variant_value(b, &sa[k].0)),
                 context: context.join(", "),
                 a,
                 b,
@@ -358,10 +367,7 @@ fn pair_ctx(
     } else {
         "lower is better"
     };
-    let (la, lb) = (
-        variant_value(p.a, &p.dimension),
-        variant_value(p.b, &p.dimension),
-    );
+    let (la, lb) = p.labels.clone();
     let mut title = format!("{}: {la} vs {lb}", p.a.title);
     if !p.context.is_empty() {
         title.push_str(&format!(" ({})", p.context));
@@ -478,8 +484,13 @@ fn lab_figures(
     let (jobs, mut problems) = store::scan(&lab.results_dir());
     let (summaries, mut more) = analysis::summarize(&jobs);
     problems.append(&mut more);
-    let order: BTreeMap<String, Vec<String>> = lab
-        .suites
+    let figures = analysis::figures(&summaries, &suite_order(lab));
+    (summaries, figures, problems)
+}
+
+/// Each suite's test ids in the order the suite lists them.
+fn suite_order(lab: &Lab) -> BTreeMap<String, Vec<String>> {
+    lab.suites
         .iter()
         .map(|(n, s)| {
             (
@@ -487,9 +498,7 @@ fn lab_figures(
                 s.spec.tests.iter().map(|t| t.id.0.clone()).collect(),
             )
         })
-        .collect();
-    let figures = analysis::figures(&summaries, &order);
-    (summaries, figures, problems)
+        .collect()
 }
 
 /// The charts of a suite page, with their slot ids.
@@ -549,10 +558,7 @@ pub fn slot_plans(lab: &Lab) -> Result<BTreeMap<String, Vec<SlotPlan>>> {
     for suite in &suites {
         let mut slots = plan(suite_slots(&figures, suite).collect(), None);
         for p in pairs(&figures, suite) {
-            let (la, lb) = (
-                variant_value(p.a, &p.dimension),
-                variant_value(p.b, &p.dimension),
-            );
+            let (la, lb) = p.labels.clone();
             let changes: Vec<String> =
                 p.a.bars
                     .iter()
@@ -756,6 +762,7 @@ pub fn render(lab: &Lab) -> Result<Report> {
                 DriveRow {
                     id: id.clone(),
                     page: false,
+                    history: false,
                     name: s.display_name(),
                     controller: s.controller.clone().unwrap_or_default(),
                     firmware: current
@@ -773,6 +780,7 @@ pub fn render(lab: &Lab) -> Result<Report> {
         let row = drives.entry(m.drive.clone()).or_insert_with(|| DriveRow {
             id: m.drive.clone(),
             page: false,
+            history: false,
             name: m.drive_name.clone(),
             controller: String::new(),
             firmware: current.get(&m.drive).cloned().unwrap_or_default(),
@@ -782,6 +790,10 @@ pub fn render(lab: &Lab) -> Result<Report> {
             row.results += 1;
             row.page = true;
         }
+    }
+
+    for row in drives.values_mut() {
+        row.history = analysis::firmwares(&summaries, &row.id).len() > 1;
     }
 
     // A review page per drive: every chart it appears in, suite by suite in test order,
@@ -814,6 +826,44 @@ pub fn render(lab: &Lab) -> Result<Report> {
         ctx.insert("sections", &sections);
         write_page(&tera, "drive.html", &ctx, &site, &page, &mut report)?;
     }
+    // Firmware history: each test of a drive under its previous and its current firmware.
+    let order = suite_order(lab);
+    for row in drives.values().filter(|r| r.history) {
+        let fws = analysis::firmwares(&summaries, &row.id);
+        let (old, new) = (&fws[fws.len() - 2], &fws[fws.len() - 1]);
+        let under = |fw: &str| {
+            analysis::figures_where(&summaries, &order, |m| {
+                m.drive == row.id && m.firmware == fw
+            })
+        };
+        let (before, after) = (under(old), under(new));
+        let page = format!("drives/{}-firmware", row.id);
+        let notes = lab.commentary.get(&page).map(|c| &c.spec);
+        let mut charts = Vec::new();
+        for b in &before {
+            let Some(a) = after
+                .iter()
+                .find(|a| a.suite == b.suite && a.test == b.test && a.variant == b.variant)
+            else {
+                continue;
+            };
+            let pair = Pair {
+                id: format!("{}.{}", b.suite, b.slot_id()),
+                dimension: "firmware".into(),
+                labels: (format!("firmware {old}"), format!("firmware {new}")),
+                context: b.variant_label.clone(),
+                a: b,
+                b: a,
+            };
+            charts.push(pair_ctx(&pair, notes, &mut report, &page)?);
+        }
+        let mut ctx = page_context(&page, notes);
+        ctx.insert("drive", row);
+        ctx.insert("firmwares", &fws);
+        ctx.insert("charts", &charts);
+        write_page(&tera, "firmware.html", &ctx, &site, &page, &mut report)?;
+    }
+
     let mut ctx = page_context("index", lab.commentary.get("index").map(|c| &c.spec));
     ctx.insert("suites", &suite_links);
     ctx.insert("drives", &drives.into_values().collect::<Vec<_>>());
