@@ -37,6 +37,17 @@ pub struct Lab {
     pub commentary: BTreeMap<String, Loaded<Commentary>>,
 }
 
+/// Hex SHA-256 of a file's content, read in pieces (samples files can be large).
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut fs::File::open(path)?, &mut hasher)?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -72,7 +72,7 @@ struct Group<'a> {
     target: Box<dyn Target>,
     firmware: String,
     firmware_source: &'static str,
-    jobs: Vec<(usize, &'a Job, u64, Option<Arc<Trace>>)>,
+    jobs: Vec<(usize, &'a Job, u64, Option<&'a Trace>)>,
 }
 
 /// The firmware to file a drive's results under, and where it came from.
@@ -111,19 +111,19 @@ pub fn run(
     let total = plan.jobs.len();
     let mut groups: Vec<Group> = Vec::new();
     let mut problems = Vec::new();
-    // Every trace a replay test plays, read once, before anything runs.
-    let mut traces: BTreeMap<TraceInput, Arc<Trace>> = BTreeMap::new();
+    // Every trace a replay test plays, read once (failures too), before anything runs.
+    let mut traces: BTreeMap<&TraceInput, Option<Trace>> = BTreeMap::new();
     for job in &plan.jobs {
         if let Some(spec) = &job.workload.replay {
-            if traces.contains_key(&spec.trace) {
-                continue;
-            }
-            match load_trace(lab, &spec.trace) {
-                Ok(t) => {
-                    traces.insert(spec.trace.clone(), Arc::new(t));
-                }
-                Err(e) => problems.push(format!("{}: trace: {e}", job.id)),
-            }
+            traces
+                .entry(&spec.trace)
+                .or_insert_with(|| match load_trace(lab, &spec.trace) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        problems.push(format!("{}: trace: {e}", job.id));
+                        None
+                    }
+                });
         }
     }
     let mut i = 0;
@@ -149,7 +149,7 @@ pub fn run(
                                 .workload
                                 .replay
                                 .as_ref()
-                                .and_then(|r| traces.get(&r.trace).cloned());
+                                .and_then(|r| traces.get(&r.trace).and_then(Option::as_ref));
                             checked.push((i + k + 1, job, span, trace))
                         }
                         Err(e) => problems.push(format!("{}: {e}", job.id)),
@@ -184,7 +184,7 @@ pub fn run(
                 &mut g,
                 index,
                 total,
-                (job, span, trace.as_deref()),
+                (job, span, trace),
                 opts,
                 obs,
                 stop,

@@ -182,11 +182,6 @@ pub fn run<'s>(
             _ => Box::new(SyntheticSource::new(w, span, seed)),
         };
         let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
-        let report = |tick: Tick| {
-            if t == 0 {
-                progress(tick)
-            }
-        };
         let ctx = LoopContext {
             depth: shape.depth,
             needs_data,
@@ -202,7 +197,7 @@ pub fn run<'s>(
             &mut filler,
             queue,
             sink.as_mut(),
-            &report,
+            progress,
         );
         if r.is_err() {
             abort.store(true, Ordering::Relaxed);
@@ -440,11 +435,13 @@ fn run_loop(
                 (_, Some(c)) => r.out.ios as f64 / c as f64,
                 _ => 0.0,
             };
-            progress(Tick {
-                done: done.min(1.0),
-                ios: r.out.ios,
-                measured_s: now.saturating_sub(warmup) as f64 / 1e9,
-            });
+            if leader {
+                progress(Tick {
+                    done: done.min(1.0),
+                    ios: r.out.ios,
+                    measured_s: now.saturating_sub(warmup) as f64 / 1e9,
+                });
+            }
         }
     }
     r.out.end_ns = queue.now();

@@ -132,7 +132,7 @@ impl Axis {
     fn draw(
         root: &Area,
         labels: &[&str],
-        max: f64,
+        values: impl Iterator<Item = f64>,
         right: i32,
         top: i32,
         bottom: i32,
@@ -150,6 +150,7 @@ impl Axis {
             .max()
             .unwrap_or(0);
         let (w, _) = root.dim_in_pixel();
+        let max = values.filter(|v| v.is_finite()).fold(0.0, f64::max);
         let step = nice_step(max);
         let axis = Axis {
             x0: (widest + 24).clamp(140, 360),
@@ -245,16 +246,10 @@ impl BarChart {
         let svg = draw_svg(&self.id, self.bars.len(), TOP, ROW, |root| {
             heading(root, &self.title, &self.subtitle, &self.caption)?;
             let labels: Vec<&str> = self.bars.iter().map(|b| b.label.as_str()).collect();
-            let max = self
-                .bars
-                .iter()
-                .map(|b| b.value)
-                .filter(|v| v.is_finite())
-                .fold(0.0, f64::max);
             let axis = Axis::draw(
                 root,
                 &labels,
-                max,
+                self.bars.iter().map(|b| b.value),
                 80,
                 TOP,
                 TOP + self.bars.len() as i32 * ROW,
@@ -356,6 +351,15 @@ mod tests {
     }
 }
 
+/// The change from `a` to `b` in percent, signed: `+12%`, `-3%`; `–` when `a` is not above zero.
+pub fn percent_change(a: f64, b: f64) -> String {
+    if a > 0.0 && b.is_finite() {
+        format!("{:+.0}%", (b / a - 1.0) * 100.0)
+    } else {
+        "–".into()
+    }
+}
+
 /// The second colour of paired bars (Okabe–Ito vermillion).
 pub const SECOND: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
 
@@ -412,16 +416,10 @@ impl PairChart {
                 .map_err(e)?;
             }
             let labels: Vec<&str> = self.pairs.iter().map(|p| p.label.as_str()).collect();
-            let max = self
-                .pairs
-                .iter()
-                .flat_map(|p| [p.a, p.b])
-                .filter(|v| v.is_finite())
-                .fold(0.0, f64::max);
             let axis = Axis::draw(
                 root,
                 &labels,
-                max,
+                self.pairs.iter().flat_map(|p| [p.a, p.b]),
                 150,
                 TOP,
                 TOP + self.pairs.len() as i32 * ROW,
@@ -437,11 +435,7 @@ impl PairChart {
                 .map_err(e)?;
                 axis.bar(root, p.a, (y + 4, 14), BAR, p.highlight)?;
                 axis.bar(root, p.b, (y + 20, 14), SECOND, p.highlight)?;
-                let diff = if p.a > 0.0 {
-                    format!("{:+.0}%", (p.b / p.a - 1.0) * 100.0)
-                } else {
-                    "–".into()
-                };
+                let diff = percent_change(p.a, p.b);
                 root.draw(&Text::new(
                     diff,
                     (w as i32 - 12, y + ROW / 2),

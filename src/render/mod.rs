@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::lab::{sha256_hex, Lab};
 use crate::store;
 use crate::units::figure;
-use chart::{BarChart, BarItem, PairChart, PairItem};
+use chart::{percent_change, BarChart, BarItem, PairChart, PairItem};
 
 /// The templates built into roundup; a lab's `templates/` overrides any of them by name.
 const TEMPLATES: &[(&str, &str)] = &[
@@ -275,6 +275,23 @@ pub struct Pair<'a> {
     pub b: &'a TestFigures,
 }
 
+impl Pair<'_> {
+    /// Each drive in both variants: its bar in the first and its figure in the second.
+    fn matched(&self) -> Vec<(&crate::analysis::Bar, f64)> {
+        self.a
+            .bars
+            .iter()
+            .filter_map(|x| {
+                self.b
+                    .bars
+                    .iter()
+                    .find(|y| y.drive == x.drive)
+                    .map(|y| (x, y.value))
+            })
+            .collect()
+    }
+}
+
 /// Variant settings parsed from a variant id (`data-compressible_align-512b`).
 fn settings(variant: &str) -> Vec<(String, String)> {
     if variant == "base" {
@@ -372,16 +389,7 @@ fn pair_ctx(
     if !p.context.is_empty() {
         title.push_str(&format!(" ({})", p.context));
     }
-    let mut rows: Vec<(&crate::analysis::Bar, f64)> =
-        p.a.bars
-            .iter()
-            .filter_map(|x| {
-                p.b.bars
-                    .iter()
-                    .find(|y| y.drive == x.drive)
-                    .map(|y| (x, y.value))
-            })
-            .collect();
+    let mut rows = p.matched();
     rows.sort_by(|x, y| {
         let o =
             x.0.value
@@ -427,11 +435,7 @@ fn pair_ctx(
                 firmware: x.firmware.clone(),
                 a: figure(x.value),
                 b: figure(*b),
-                difference: if x.value > 0.0 {
-                    format!("{:+.0}%", (b / x.value - 1.0) * 100.0)
-                } else {
-                    "–".into()
-                },
+                difference: percent_change(x.value, *b),
             })
             .collect(),
         legend: vec![la, lb],
@@ -559,23 +563,12 @@ pub fn slot_plans(lab: &Lab) -> Result<BTreeMap<String, Vec<SlotPlan>>> {
         let mut slots = plan(suite_slots(&figures, suite).collect(), None);
         for p in pairs(&figures, suite) {
             let (la, lb) = p.labels.clone();
-            let changes: Vec<String> =
-                p.a.bars
-                    .iter()
-                    .filter_map(|x| {
-                        p.b.bars
-                            .iter()
-                            .find(|y| y.drive == x.drive)
-                            .filter(|_| x.value > 0.0)
-                            .map(|y| {
-                                format!(
-                                    "the {} {:+.0}%",
-                                    x.drive_name,
-                                    (y.value / x.value - 1.0) * 100.0
-                                )
-                            })
-                    })
-                    .collect();
+            let changes: Vec<String> = p
+                .matched()
+                .into_iter()
+                .filter(|(x, _)| x.value > 0.0)
+                .map(|(x, b)| format!("the {} {}", x.drive_name, percent_change(x.value, b)))
+                .collect();
             slots.push(SlotPlan {
                 id: p.id.clone(),
                 fingerprint: pair_fingerprint(&p),

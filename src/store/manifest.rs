@@ -121,8 +121,13 @@ pub struct JobManifest {
     pub extra: BTreeMap<String, String>,
 }
 
-/// The machine this process runs on.
+/// The machine this process runs on (read once).
 pub fn this_host() -> Host {
+    static HOST: std::sync::OnceLock<Host> = std::sync::OnceLock::new();
+    HOST.get_or_init(read_host).clone()
+}
+
+fn read_host() -> Host {
     let kernel = {
         // SAFETY: uname fills a zeroed struct we own.
         let mut u: libc::utsname = unsafe { std::mem::zeroed() };

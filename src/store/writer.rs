@@ -294,12 +294,12 @@ impl SampleWriter {
     pub fn finish(mut self) -> Result<(u64, String)> {
         let result = (|| {
             let rows = self.join()?;
-            let bytes = fs::read(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
             File::open(&self.tmp)
                 .and_then(|f| f.sync_all())
                 .map_err(|e| Error::io(&self.tmp, e))?;
+            let sha = crate::lab::sha256_file(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
             fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
-            Ok((rows, crate::lab::sha256_hex(&bytes)))
+            Ok((rows, sha))
         })();
         if result.is_err() {
             let _ = fs::remove_file(&self.tmp);
