@@ -73,7 +73,10 @@ enum Command {
         json: bool,
     },
     /// Build the static site in site/ from results/ and commentary/.
-    Render,
+    Render {
+        #[command(flatten)]
+        compare: CompareArgs,
+    },
     /// Run the demo suite on the lab's drives and render the site.
     Demo,
     /// Serve site/ on localhost for a quick look.
@@ -84,14 +87,43 @@ enum Command {
     },
 }
 
+/// Drive-vs-drive pages beyond those review.yaml names.
+#[derive(clap::Args, Clone, Default)]
+struct CompareArgs {
+    /// Also write a drive-vs-drive page for these two drive ids (the first as a share of
+    /// the second); repeatable.
+    #[arg(long = "compare", value_name = "A,B", value_parser = parse_pair)]
+    pairs: Vec<(String, String)>,
+}
+
+impl CompareArgs {
+    fn options(&self) -> render::Options {
+        render::Options {
+            compare: self.pairs.clone(),
+        }
+    }
+}
+
+fn parse_pair(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once(',') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() && !b.contains(',') => {
+            Ok((a.trim().to_string(), b.trim().to_string()))
+        }
+        _ => Err(format!("expected two drive ids as A,B, found {s:?}")),
+    }
+}
+
 #[derive(Subcommand)]
 enum CommentaryCommand {
     /// Add every missing slot to commentary/PAGE.md (all pages when none is named), each
     /// with the fingerprint of its chart's figures and a sentence drafted from them. What
     /// is already written is kept as it is.
     Init {
-        /// A page id such as suites/demo or drives/ocz-vertex-120.
+        /// A page id such as suites/demo, drives/ocz-vertex-120 or
+        /// compare/ocz-vertex-120-vs-intel-x25m-g2-160.
         page: Option<String>,
+        #[command(flatten)]
+        compare: CompareArgs,
     },
 }
 
@@ -272,8 +304,8 @@ fn dispatch(cli: &Cli) -> Result<()> {
             Ok(())
         }
         Command::Trace(t) => trace(t),
-        Command::Commentary(CommentaryCommand::Init { page }) => {
-            commentary_init(&cli.lab, page.as_deref())
+        Command::Commentary(CommentaryCommand::Init { page, compare }) => {
+            commentary_init(&cli.lab, page.as_deref(), &compare.options())
         }
 
         Command::Run {
@@ -297,9 +329,9 @@ fn dispatch(cli: &Cli) -> Result<()> {
             run_plan(&lab, &plan, &opts)
         }
         Command::Summary { select, json } => summary(&cli.lab, select, *json),
-        Command::Render => {
+        Command::Render { compare } => {
             let lab = load(&cli.lab)?;
-            do_render(&lab)
+            do_render(&lab, &compare.options())
         }
         Command::Demo => {
             let started = Instant::now();
@@ -312,7 +344,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
                 plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
             print_plan(&lab, &plan, false);
             run_plan(&lab, &plan, &RunOptions::default())?;
-            do_render(&lab)?;
+            do_render(&lab, &render::Options::default())?;
             let index = lab.site_dir().join("index.html");
             let index = std::fs::canonicalize(&index).unwrap_or(index);
             println!(
@@ -470,8 +502,8 @@ fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
     Ok(())
 }
 
-fn do_render(lab: &Lab) -> Result<()> {
-    let report = render::render(lab)?;
+fn do_render(lab: &Lab, opts: &render::Options) -> Result<()> {
+    let report = render::render(lab, opts)?;
     for p in &report.problems {
         eprintln!("warning: {p}");
     }
@@ -733,9 +765,9 @@ fn trace(cmd: &TraceCommand) -> Result<()> {
     }
 }
 
-fn commentary_init(lab_dir: &Path, only: Option<&str>) -> Result<()> {
+fn commentary_init(lab_dir: &Path, only: Option<&str>, opts: &render::Options) -> Result<()> {
     let lab = load(lab_dir)?;
-    let plans = render::slot_plans(&lab)?;
+    let plans = render::slot_plans(&lab, opts)?;
     if let Some(p) = only {
         if !plans.contains_key(p) {
             let known: Vec<&str> = plans.keys().map(String::as_str).collect();

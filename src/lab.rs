@@ -35,6 +35,79 @@ pub struct Lab {
     pub drives: BTreeMap<String, Loaded<DriveSpec>>,
     /// Commentary files by page id (their path under commentary/ without `.md`).
     pub commentary: BTreeMap<String, Loaded<Commentary>>,
+    /// `review.yaml`: what the site shows beyond the suite and drive pages, if present.
+    pub review: Option<Loaded<Review>>,
+}
+
+/// `review.yaml` in the lab root: the review's own choices for the site.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Review {
+    /// Pairs of drive ids, each given a drive-vs-drive page (the first as a share of the
+    /// second), e.g. `[kingston-v-plus-128, gskill-titan-256]`.
+    #[serde(default)]
+    pub compare: Vec<[String; 2]>,
+}
+
+/// Reads `review.yaml` if the lab has one; each drive it names must have a file in drives/.
+fn load_review(
+    root: &Path,
+    drives: &BTreeMap<String, Loaded<DriveSpec>>,
+    errors: &mut Vec<InputError>,
+) -> Option<Loaded<Review>> {
+    let rel = PathBuf::from("review.yaml");
+    let path = root.join(&rel);
+    let bytes = fs::read(&path).ok()?;
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        errors.push(InputError::new(&rel, "", "expected UTF-8 text"));
+        return None;
+    };
+    let spec: Review = match from_yaml(&rel, text) {
+        Ok(r) => r,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
+    };
+    for (i, pair) in spec.compare.iter().enumerate() {
+        for (k, id) in pair.iter().enumerate() {
+            if !drives.contains_key(id) {
+                // The line of the entry: the first line from the top naming the id.
+                let line = text
+                    .lines()
+                    .position(|l| l.contains(id.as_str()))
+                    .map_or(1, |n| n + 1);
+                let column = text
+                    .lines()
+                    .nth(line - 1)
+                    .and_then(|l| l.find(id.as_str()))
+                    .map_or(1, |c| c + 1);
+                errors.push(
+                    InputError::new(
+                        &rel,
+                        format!("compare[{i}][{k}]"),
+                        format!(
+                            "expected the id of a drive in drives/, found {id:?} (known: {})",
+                            drives.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                    .at(line, column),
+                );
+            }
+        }
+        if pair[0] == pair[1] {
+            errors.push(InputError::new(
+                &rel,
+                format!("compare[{i}]"),
+                format!("expected two different drives, found {:?} twice", pair[0]),
+            ));
+        }
+    }
+    Some(Loaded {
+        spec,
+        file: rel,
+        sha256: sha256_hex(&bytes),
+    })
 }
 
 /// Hex SHA-256 of a file's content, read in pieces (samples files can be large).
@@ -88,6 +161,7 @@ impl Lab {
             }
         }
         let commentary = crate::commentary::load_all(root, &mut errors);
+        let review = load_review(root, &drives, &mut errors);
         if !errors.is_empty() {
             errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
             return Err(Error::Input(errors));
@@ -97,6 +171,7 @@ impl Lab {
             suites,
             drives,
             commentary,
+            review,
         })
     }
 

@@ -43,6 +43,7 @@ fn site() -> TestLab {
     lab.sim_drive("sim-a", "Alpha", "A1", 8);
     lab.sim_drive("sim-b", "Beta <i>b</i>", "B2", 2);
     lab.write("commentary/suites/tiny.md", "Intro with a [link](../index.html) and <script>alert(1)</script>.\n\n## random-write-4k.data-compressible\nAlpha leads.\n");
+    lab.write("review.yaml", "compare:\n  - [sim-b, sim-a]\n");
     assert!(lab.roundup(&["run"]).status.success());
     let out = lab.roundup(&["render"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -57,10 +58,32 @@ fn every_link_and_resource_resolves() {
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "html"))
         .collect();
-    assert!(
-        pages.len() >= 4,
-        "index, suite and two drive pages: {pages:?}"
-    );
+    for want in [
+        "index.html",
+        "suites/tiny.html",
+        "drives/sim-a.html",
+        "drives/sim-b.html",
+        "compare/sim-b-vs-sim-a.html",
+        "leaderboards/tiny/random-write-4k.html",
+    ] {
+        assert!(pages.contains(&PathBuf::from(want)), "{want}: {pages:?}");
+    }
+    // Every chart links its SVG and its PNG at publication size.
+    let mut pngs = 0;
+    for rel in &pages {
+        let html = fs::read_to_string(root.join(rel)).unwrap();
+        let sections = html.matches("<section class=\"test\"").count();
+        assert_eq!(html.matches(">PNG, 1200 px</a>").count(), sections, "{rel:?}");
+        for (target, file) in links(&root.join(rel), &html) {
+            if target.ends_with(".png") {
+                let png = fs::read(&file).unwrap();
+                assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{target}");
+                assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 1200);
+                pngs += 1;
+            }
+        }
+    }
+    assert!(pngs > 20, "{pngs} PNGs");
     for rel in &pages {
         let page = root.join(rel);
         let html = fs::read_to_string(&page).unwrap();

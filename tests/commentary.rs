@@ -18,7 +18,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     let out = lab.roundup(&["commentary", "init", "suites/tiny"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("added 4 of 4 slots"),
+        stdout(&out).contains("added 7 of 7 slots"),
         "{}",
         stdout(&out)
     );
@@ -51,7 +51,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     fs::write(&path, &edited).unwrap();
     let out = lab.roundup(&["commentary", "init"]);
     assert!(
-        stdout(&out).contains("commentary/suites/tiny.md: all 4 slots present"),
+        stdout(&out).contains("commentary/suites/tiny.md: all 7 slots present"),
         "{}",
         stdout(&out)
     );
@@ -92,7 +92,18 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     }
     assert!(!written.contains("site/static/"), "{written}");
     assert!(
-        written.contains("5 files written, 4 unchanged"),
+        written
+            .contains("wrote site/charts/drives/sim-b/tiny.sequential-read-128k.base.latency.png")
+            && written
+                .contains("wrote site/charts/drives/sim-a/tiny.sequential-read-128k.base.cdf.svg"),
+        "charts showing Beta are redrawn: {written}"
+    );
+    assert!(
+        !written.contains("charts/drives/sim-a/tiny.sequential-read-128k.base.latency"),
+        "Alpha's own latency-over-time chart does not show Beta and is not rewritten: {written}"
+    );
+    assert!(
+        written.contains("88 files written, 22 unchanged"),
         "{written}"
     );
     let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
@@ -128,6 +139,56 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     assert!(
         index.contains("drives/sim-b-firmware.html"),
         "the index links the history"
+    );
+
+    // The leaderboard ranks Beta under both firmwares; the old one is marked.
+    let board = fs::read_to_string(
+        lab.path()
+            .join("site/leaderboards/tiny/random-write-4k.html"),
+    )
+    .unwrap();
+    assert!(board.contains("Acme Beta 16 GB (fw B1)"), "{board}");
+    assert!(board.contains("B2 (current)"), "{board}");
+    assert!(index
+        .replace("&#x2F;", "/")
+        .contains("leaderboards/tiny/random-write-4k.html"));
+
+    // commentary init drafts the history page's slots too, and a comparison's.
+    let out = lab.roundup(&["commentary", "init", "drives/sim-b-firmware"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let history_notes =
+        fs::read_to_string(lab.path().join("commentary/drives/sim-b-firmware.md")).unwrap();
+    assert!(
+        history_notes.contains("## tiny.random-write-4k.data-compressible\n<!-- figures: ")
+            && history_notes.contains("From firmware B1 to firmware B2: the Acme Beta 16 GB +"),
+        "{history_notes}"
+    );
+    let out = lab.roundup(&[
+        "commentary",
+        "init",
+        "compare/sim-b-vs-sim-a",
+        "--compare",
+        "sim-b,sim-a",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let compare_notes =
+        fs::read_to_string(lab.path().join("commentary/compare/sim-b-vs-sim-a.md")).unwrap();
+    assert!(
+        compare_notes.contains("the Acme Beta 16 GB delivers ")
+            && compare_notes.contains("% of the Acme Alpha 16 GB's"),
+        "{compare_notes}"
+    );
+    let out = lab.roundup(&["render", "--compare", "sim-b,sim-a"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let compare = fs::read_to_string(lab.path().join("site/compare/sim-b-vs-sim-a.html")).unwrap();
+    assert!(
+        compare.contains("Acme Beta 16 GB as % of Acme Alpha 16 GB"),
+        "{compare}"
+    );
+    assert!(
+        !stderr(&out).contains("stale: compare/"),
+        "{}",
+        stderr(&out)
     );
 
     // A slot whose chart disappears is reported, not dropped.

@@ -34,6 +34,42 @@ fn malformed_suite_names_file_line_column_field() {
 }
 
 #[test]
+fn review_file_names_unknown_drives_and_keys() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.write(
+        "review.yaml",
+        "# comparisons\ncompare:\n  - [sim-a, sim-zz]\n",
+    );
+    let out = lab.roundup(&["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("review.yaml:3:13: compare[0][1]: expected the id of a drive in drives/, found \"sim-zz\" (known: sim-a)"),
+        "{err}"
+    );
+    lab.write("review.yaml", "compare: []\nhighlight: sim-a\n");
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("review.yaml:2:1: unknown field `highlight`"),
+        "{err}"
+    );
+    // --compare names drives too; one without results is reported, not fatal.
+    lab.write("review.yaml", "compare: []\n");
+    let out = lab.roundup(&["render", "--compare", "sim-a"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("expected two drive ids as A,B, found \"sim-a\""));
+    let out = lab.roundup(&["render", "--compare", "sim-a,sim-b"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("comparison sim-a vs sim-b: sim-a has no results; no page written"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn unknown_keys_bad_sizes_and_yaml_syntax() {
     let lab = TestLab::new();
     lab.write(
@@ -195,8 +231,13 @@ fn truncated_parquet_is_named_and_skipped() {
     let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
     assert_eq!(
         page.matches("<section class=\"test\"").count(),
-        3,
-        "the two readable charts and their compressible/incompressible pair remain"
+        5,
+        "the two readable charts, their latency CDFs and their compressible/incompressible \
+         pair remain"
+    );
+    assert!(
+        !page.contains("sequential-read-128k.base"),
+        "the unreadable test has no chart"
     );
     let out = lab.roundup(&["summary", "--json"]);
     assert!(out.status.success());

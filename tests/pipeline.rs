@@ -161,6 +161,8 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
         "lat_p99_us",
         "lat_p999_us",
         "lat_max_us",
+        "duration_s",
+        "window_s",
     ];
     want.sort();
     assert_eq!(keys, want.iter().collect::<Vec<_>>());
@@ -178,12 +180,20 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
     let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
     let index = fs::read_to_string(lab.path().join("site/index.html")).unwrap();
     assert!(index.contains("suites/tiny.html"));
-    let sections: Vec<&str> = page.split("<section class=\"test\"").skip(1).collect();
+    let (cdfs, sections): (Vec<&str>, Vec<&str>) = page
+        .split("<section class=\"test\"")
+        .skip(1)
+        .partition(|s| s.starts_with(" id=\"") && s[5..s.find("\">").unwrap()].ends_with(".cdf"));
     assert_eq!(
         sections.len(),
         4,
         "one chart per test variant, and the compressible/incompressible pair"
     );
+    assert_eq!(cdfs.len(), 3, "a latency CDF per test variant");
+    for s in &cdfs {
+        assert!(s.contains("latency, µs (log scale)") && s.contains("lower latency is better"));
+        assert!(s.contains(".cdf.png\">PNG, 1200 px</a>") && s.contains(".cdf.csv\">CSV</a>"));
+    }
     for s in &sections {
         let svg = &s[s.find("<svg").unwrap()..s.find("</svg>").unwrap()];
         assert!(

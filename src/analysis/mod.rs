@@ -41,6 +41,17 @@ pub struct JobSummary {
     pub lat_max_us: f64,
     /// The same figures for reads and for writes alone (ordered read, write).
     pub by_op: Vec<OpSummary>,
+    /// Latency at each of [`CDF_PERCENTILES`], µs (over the measured interval).
+    #[serde(skip)]
+    pub cdf: Vec<f64>,
+    /// The job's whole run in [`TIMELINE_POINTS`] intervals (every round of a steady-state
+    /// test, not only its window).
+    #[serde(skip)]
+    pub timeline: Vec<TimePoint>,
+    /// Length of that run, s.
+    pub duration_s: f64,
+    /// The SNIA measurement window, seconds from the run's start, where the test had one.
+    pub window_s: Option<(f64, f64)>,
 }
 
 /// One operation's figures within a job (IOPS and MB/s over the job's whole interval).
@@ -103,19 +114,19 @@ fn scan_args() -> ScanArgsParquet {
 fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
     let path = job.samples();
     let fail = |e: PolarsError| format!("{}: cannot read samples ({e})", path.display());
-    let lf = LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), scan_args())
-        .map_err(fail)?;
-    let rows = lf
-        .clone()
-        .select([len().cast(DataType::UInt64).alias("rows")])
-        .collect()
-        .map_err(fail)?;
-    let rows = rows
-        .column("rows")
-        .ok()
-        .and_then(|c| c.get(0).ok())
-        .and_then(|v| v.extract::<u64>())
-        .unwrap_or(0);
+    // The file is read once, only the columns the figures need.
+    let samples =
+        LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), scan_args())
+            .map_err(fail)?
+            .select([
+                col("op").eq(lit("write")).alias("write"),
+                col("len"),
+                col("submit_ns"),
+                col("latency_ns"),
+            ])
+            .collect()
+            .map_err(fail)?;
+    let rows = samples.height() as u64;
     if rows != job.manifest.samples_rows {
         return Err(format!(
             "{}: {rows} rows, but the manifest says {}",
@@ -130,7 +141,7 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
         .steady_state
         .as_ref()
         .map(|v| (v.window_start_ns, v.window_end_ns));
-    let lf = match window {
+    let measured = |lf: LazyFrame| match window {
         Some((a, b)) => lf.filter(
             col("submit_ns")
                 .gt_eq(lit(a))
@@ -138,65 +149,53 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
         ),
         None => lf,
     };
-    let q = |p: f64| col("latency_ns").quantile(lit(p), QuantileMethod::Linear);
-    let per_op = lf
-        .clone()
-        .group_by([col("op")])
-        .agg([
-            len().cast(DataType::UInt64).alias("ios"),
-            col("len").cast(DataType::UInt64).sum().alias("bytes"),
-            col("latency_ns")
-                .cast(DataType::Float64)
-                .mean()
-                .alias("mean"),
-            q(0.99).alias("p99"),
-            col("latency_ns").max().cast(DataType::Float64).alias("max"),
-        ])
-        .sort(["op"], SortMultipleOptions::default())
-        .collect()
-        .map_err(fail)?;
-    let df = lf
-        .select([
-            len().cast(DataType::UInt64).alias("ios"),
-            col("len").cast(DataType::UInt64).sum().alias("bytes"),
-            col("submit_ns").min().alias("first"),
-            (col("submit_ns") + col("latency_ns")).max().alias("last"),
-            col("latency_ns")
-                .cast(DataType::Float64)
-                .mean()
-                .alias("mean"),
-            q(0.5).alias("p50"),
-            q(0.99).alias("p99"),
-            q(0.999).alias("p999"),
-            col("latency_ns").max().cast(DataType::Float64).alias("max"),
-        ])
-        .collect()
-        .map_err(fail)?;
-    let get_u = |name: &str| -> u64 {
-        df.column(name)
-            .ok()
-            .and_then(|c| c.get(0).ok())
-            .and_then(|v| v.extract::<u64>())
-            .unwrap_or(0)
+    // Sums, extremes and the timeline in one pass over the columns; percentiles from one
+    // sort of the measured latencies.
+    let pass = Pass::over(&samples, window).map_err(fail)?;
+    let sorted_latencies = |lf: LazyFrame| -> PolarsResult<Vec<u64>> {
+        let df = measured(lf)
+            .select([col("latency_ns").sort(SortOptions::default())])
+            .collect()?;
+        let c = df.column("latency_ns")?.u64()?.rechunk();
+        Ok(c.cont_slice()?.to_vec())
     };
-    let get_f = |name: &str| -> f64 {
-        df.column(name)
-            .ok()
-            .and_then(|c| c.get(0).ok())
-            .and_then(|v| v.extract::<f64>())
-            .unwrap_or(f64::NAN)
-    };
-    let ios = get_u("ios");
-    let bytes = get_u("bytes");
+    let sorted = sorted_latencies(samples.clone().lazy()).map_err(fail)?;
+    let pct = |p: f64| quantile(&sorted, p) / 1e3;
+    let total = pass.ops[0].plus(&pass.ops[1]);
     let interval_s = match window {
         Some((a, b)) => b.saturating_sub(a) as f64 / 1e9,
-        None => get_u("last").saturating_sub(get_u("first")) as f64 / 1e9,
+        None => total.last.saturating_sub(total.first) as f64 / 1e9,
     };
-    let (iops, mb_per_s) = if ios > 0 && interval_s > 0.0 {
-        (ios as f64 / interval_s, bytes as f64 / interval_s / 1e6)
-    } else {
-        (0.0, 0.0)
+    let rate = |x: f64| {
+        if interval_s > 0.0 {
+            x / interval_s
+        } else {
+            0.0
+        }
     };
+    let mixed = pass.ops.iter().all(|o| o.ios > 0);
+    let mut by_op = Vec::new();
+    for (k, o) in pass.ops.iter().enumerate() {
+        if o.ios == 0 {
+            continue;
+        }
+        // A mixed workload sorts each operation's latencies on its own.
+        let p99 = if mixed {
+            let one = samples.clone().lazy().filter(col("write").eq(lit(k == 1)));
+            quantile(&sorted_latencies(one).map_err(fail)?, 0.99) / 1e3
+        } else {
+            pct(0.99)
+        };
+        by_op.push(OpSummary {
+            op: if k == 1 { "write" } else { "read" }.to_string(),
+            ios: o.ios,
+            iops: rate(o.ios as f64),
+            mb_per_s: rate(o.bytes as f64) / 1e6,
+            lat_mean_us: o.mean_us(),
+            lat_p99_us: p99,
+            lat_max_us: o.max as f64 / 1e3,
+        });
+    }
     let m = &job.manifest;
     Ok(JobSummary {
         drive: m.drive.clone(),
@@ -205,58 +204,227 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
         test: m.test.clone(),
         variant: m.variant.clone(),
         repeat: m.repeat,
-        ios,
-        iops,
-        mb_per_s,
-        lat_mean_us: get_f("mean") / 1e3,
-        lat_p50_us: get_f("p50") / 1e3,
-        lat_p99_us: get_f("p99") / 1e3,
-        lat_p999_us: get_f("p999") / 1e3,
-        lat_max_us: get_f("max") / 1e3,
-        by_op: (0..per_op.height())
-            .map(|i| {
-                let f = |name: &str| {
-                    per_op
-                        .column(name)
-                        .ok()
-                        .and_then(|c| c.get(i).ok())
-                        .and_then(|v| v.extract::<f64>())
-                        .unwrap_or(f64::NAN)
-                };
-                let op = per_op
-                    .column("op")
-                    .ok()
-                    .and_then(|c| c.str().ok().and_then(|s| s.get(i).map(str::to_string)))
-                    .unwrap_or_default();
-                let (ios, bytes) = (f("ios"), f("bytes"));
-                let rate = |x: f64| {
-                    if interval_s > 0.0 {
-                        x / interval_s
-                    } else {
-                        0.0
-                    }
-                };
-                OpSummary {
-                    op,
-                    ios: ios as u64,
-                    iops: rate(ios),
-                    mb_per_s: rate(bytes) / 1e6,
-                    lat_mean_us: f("mean") / 1e3,
-                    lat_p99_us: f("p99") / 1e3,
-                    lat_max_us: f("max") / 1e3,
-                }
-            })
-            .collect(),
+        ios: total.ios,
+        iops: rate(total.ios as f64),
+        mb_per_s: rate(total.bytes as f64) / 1e6,
+        lat_mean_us: total.mean_us(),
+        lat_p50_us: pct(0.5),
+        lat_p99_us: pct(0.99),
+        lat_p999_us: pct(0.999),
+        lat_max_us: sorted.last().map_or(f64::NAN, |&v| v as f64 / 1e3),
+        cdf: CDF_PERCENTILES.iter().map(|&p| pct(p / 100.0)).collect(),
+        duration_s: pass.span_ns as f64 / 1e9,
+        window_s: window.map(|(a, b)| {
+            (
+                a.saturating_sub(pass.start_ns) as f64 / 1e9,
+                b.saturating_sub(pass.start_ns) as f64 / 1e9,
+            )
+        }),
+        timeline: pass.timeline,
+        by_op,
     })
+}
+
+/// Running figures of a set of I/Os.
+#[derive(Debug, Clone, Copy)]
+struct Tally {
+    ios: u64,
+    bytes: u64,
+    latency_sum: u128,
+    max: u64,
+    /// First submit and last completion.
+    first: u64,
+    last: u64,
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally {
+            ios: 0,
+            bytes: 0,
+            latency_sum: 0,
+            max: 0,
+            first: u64::MAX,
+            last: 0,
+        }
+    }
+}
+
+impl Tally {
+    fn add(&mut self, submit: u64, latency: u64, len: u64) {
+        self.ios += 1;
+        self.bytes += len;
+        self.latency_sum += latency as u128;
+        self.max = self.max.max(latency);
+        self.first = self.first.min(submit);
+        self.last = self.last.max(submit + latency);
+    }
+    fn plus(&self, o: &Tally) -> Tally {
+        Tally {
+            ios: self.ios + o.ios,
+            bytes: self.bytes + o.bytes,
+            latency_sum: self.latency_sum + o.latency_sum,
+            max: self.max.max(o.max),
+            first: self.first.min(o.first),
+            last: self.last.max(o.last),
+        }
+    }
+    fn mean_us(&self) -> f64 {
+        if self.ios == 0 {
+            f64::NAN
+        } else {
+            self.latency_sum as f64 / self.ios as f64 / 1e3
+        }
+    }
+}
+
+/// What one pass over a job's samples gives: reads' and writes' tallies over the measured
+/// interval, and the whole run's timeline.
+struct Pass {
+    /// Reads, writes.
+    ops: [Tally; 2],
+    timeline: Vec<TimePoint>,
+    /// The run's first submit (queue clock) and its length to the last completion.
+    start_ns: u64,
+    span_ns: u64,
+}
+
+impl Pass {
+    fn over(samples: &DataFrame, window: Option<(u64, u64)>) -> PolarsResult<Pass> {
+        let u64s = |name: &str| -> PolarsResult<UInt64Chunked> {
+            let c = samples.column(name)?.cast(&DataType::UInt64)?;
+            Ok(c.u64()?.rechunk().into_owned())
+        };
+        let columns = [
+            u64s("submit_ns")?,
+            u64s("latency_ns")?,
+            u64s("len")?,
+            u64s("write")?,
+        ];
+        let [submit, latency, len, write] = [
+            columns[0].cont_slice()?,
+            columns[1].cont_slice()?,
+            columns[2].cont_slice()?,
+            columns[3].cont_slice()?,
+        ];
+        let n = submit.len();
+        let start = submit.iter().copied().min().unwrap_or(0);
+        let end = (0..n)
+            .map(|i| submit[i] + latency[i])
+            .max()
+            .unwrap_or(start);
+        let span = end.saturating_sub(start).max(1);
+        // Wide enough that the last completion falls in the last interval.
+        let width = span / TIMELINE_POINTS + 1;
+        let per_ns = 1.0 / width as f64;
+        let mut ops = [Tally::default(); 2];
+        let mut intervals = vec![Tally::default(); TIMELINE_POINTS as usize];
+        for i in 0..n {
+            let (s, l, b) = (submit[i], latency[i], len[i]);
+            let k = ((s + l - start) as f64 * per_ns) as usize;
+            intervals[k.min(TIMELINE_POINTS as usize - 1)].add(s, l, b);
+            if window.is_none_or(|(a, z)| s >= a && s < z) {
+                ops[(write[i] == 1) as usize].add(s, l, b);
+            }
+        }
+        let w_s = width as f64 / 1e9;
+        let timeline = if n == 0 {
+            vec![]
+        } else {
+            intervals
+                .iter()
+                .enumerate()
+                .map(|(k, t)| TimePoint {
+                    t_s: (k as f64 + 0.5) * w_s,
+                    iops: t.ios as f64 / w_s,
+                    mb_per_s: t.bytes as f64 / w_s / 1e6,
+                    lat_mean_us: t.mean_us(),
+                    lat_max_us: if t.ios > 0 {
+                        t.max as f64 / 1e3
+                    } else {
+                        f64::NAN
+                    },
+                })
+                .collect()
+        };
+        Ok(Pass {
+            ops,
+            timeline,
+            start_ns: start,
+            span_ns: if n == 0 { 0 } else { span },
+        })
+    }
+}
+
+/// The percentiles of the latency CDF each job records.
+pub const CDF_PERCENTILES: &[f64] = &[
+    0.0, 1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0, 45.0, 50.0, 55.0, 60.0, 65.0,
+    70.0, 75.0, 80.0, 85.0, 90.0, 92.5, 95.0, 97.0, 98.0, 99.0, 99.5, 99.7, 99.9, 99.95, 99.99,
+    100.0,
+];
+
+/// Intervals a job's timeline is cut into.
+pub const TIMELINE_POINTS: u64 = 120;
+
+/// The `p` quantile (0 to 1) of sorted values, interpolated linearly between neighbours
+/// (polars' and numpy's default); NaN when there are none.
+pub fn quantile(sorted: &[u64], p: f64) -> f64 {
+    let n = sorted.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let idx = p.clamp(0.0, 1.0) * (n - 1) as f64;
+    let (lo, hi) = (idx.floor() as usize, idx.ceil() as usize);
+    let (a, b) = (sorted[lo] as f64, sorted[hi] as f64);
+    a + (b - a) * (idx - lo as f64)
+}
+
+/// One interval of a job's timeline: what completed in it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimePoint {
+    /// Middle of the interval, seconds from the job's first submit.
+    pub t_s: f64,
+    /// I/Os completed per second.
+    pub iops: f64,
+    /// Decimal MB/s completed.
+    pub mb_per_s: f64,
+    /// Mean latency of the I/Os completed, µs (NaN when none completed).
+    pub lat_mean_us: f64,
+    /// Slowest of them, µs (NaN when none completed).
+    pub lat_max_us: f64,
 }
 
 /// Summaries of every readable job, in store order, with a problem line for each job whose
 /// samples cannot be read (named and skipped, never a panic).
 pub fn summarize(jobs: &[StoredJob]) -> (Vec<(StoredJob, JobSummary)>, Vec<String>) {
+    // Each job is read once, by one of a few plain threads (not rayon workers: a rayon
+    // worker waiting on polars' own pool would start further jobs on its stack); polars
+    // parallelises within a job. Results keep the store's order.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<JobSummary, String>>> = vec![None; jobs.len()];
+    let slots = std::sync::Mutex::new(&mut results);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let r = summarize_job(job);
+                if let Ok(mut slots) = slots.lock() {
+                    slots[i] = Some(r);
+                }
+            });
+        }
+    });
+    let results = results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("the analysis of this job did not finish".to_string())));
     let mut out = Vec::new();
     let mut problems = Vec::new();
-    for j in jobs {
-        match summarize_job(j) {
+    for (j, r) in jobs.iter().zip(results) {
+        match r {
             Ok(s) => out.push((j.clone(), s)),
             Err(e) => problems.push(format!("{e}; skipped")),
         }
@@ -287,6 +455,24 @@ pub struct Bar {
     pub lat_max_us: f64,
     /// The headline figure of each repeat, in order.
     pub per_repeat: Vec<f64>,
+    /// Latency at each of [`CDF_PERCENTILES`], µs: the mean over repeats of each percentile.
+    pub cdf: Vec<f64>,
+    /// Each repeat's run over time, in order.
+    #[serde(skip)]
+    pub runs: Vec<RunTrace>,
+}
+
+/// One repeat's run over time.
+#[derive(Debug, Clone)]
+pub struct RunTrace {
+    /// Repeat number.
+    pub repeat: u32,
+    /// Length of the run, s.
+    pub duration_s: f64,
+    /// The SNIA measurement window, seconds from the run's start.
+    pub window_s: Option<(f64, f64)>,
+    /// The run in intervals.
+    pub timeline: Vec<TimePoint>,
 }
 
 /// The figures of one variant of one test across drives.
@@ -372,10 +558,28 @@ pub fn figures_where(
     order: &BTreeMap<String, Vec<String>>,
     keep: impl Fn(&crate::store::JobManifest) -> bool,
 ) -> Vec<TestFigures> {
+    grouped(jobs, order, keep, false)
+}
+
+/// Every result in the lab, a bar per drive and firmware (a drive's old firmware competes
+/// with its new one), best first: the per-test leaderboards.
+pub fn leaderboard(
+    jobs: &[(StoredJob, JobSummary)],
+    order: &BTreeMap<String, Vec<String>>,
+) -> Vec<TestFigures> {
+    grouped(jobs, order, |_| true, true)
+}
+
+fn grouped(
+    jobs: &[(StoredJob, JobSummary)],
+    order: &BTreeMap<String, Vec<String>>,
+    keep: impl Fn(&crate::store::JobManifest) -> bool,
+    by_firmware: bool,
+) -> Vec<TestFigures> {
     /// The jobs of one chart, by drive.
     struct Group<'a> {
         figures: TestFigures,
-        runs: BTreeMap<String, Vec<&'a JobSummary>>,
+        runs: BTreeMap<(String, String), Vec<&'a JobSummary>>,
         names: BTreeMap<String, String>,
     }
     let mut groups: BTreeMap<(String, String, String), Group> = BTreeMap::new();
@@ -401,7 +605,12 @@ pub fn figures_where(
             runs: BTreeMap::new(),
             names: BTreeMap::new(),
         });
-        group.runs.entry(m.drive.clone()).or_default().push(s);
+        let fw = if by_firmware {
+            m.firmware.clone()
+        } else {
+            String::new()
+        };
+        group.runs.entry((m.drive.clone(), fw)).or_default().push(s);
         group.names.insert(m.drive.clone(), m.drive_name.clone());
     }
     let mut out: Vec<TestFigures> = groups
@@ -412,7 +621,7 @@ pub fn figures_where(
                  runs: by_drive,
                  names,
              }| {
-                for (drive, mut runs) in by_drive {
+                for ((drive, _), mut runs) in by_drive {
                     runs.sort_by_key(|s| s.repeat);
                     let n = runs.len() as f64;
                     let mean =
@@ -428,6 +637,18 @@ pub fn figures_where(
                         lat_p999_us: mean(&|s| s.lat_p999_us),
                         lat_max_us: runs.iter().map(|s| s.lat_max_us).fold(0.0, f64::max),
                         per_repeat: runs.iter().map(|s| s.figure(&f.metric)).collect(),
+                        cdf: (0..CDF_PERCENTILES.len())
+                            .map(|k| mean(&|s| s.cdf.get(k).copied().unwrap_or(f64::NAN)))
+                            .collect(),
+                        runs: runs
+                            .iter()
+                            .map(|s| RunTrace {
+                                repeat: s.repeat,
+                                duration_s: s.duration_s,
+                                window_s: s.window_s,
+                                timeline: s.timeline.clone(),
+                            })
+                            .collect(),
                     });
                 }
                 let higher = f.better == "higher";
@@ -436,7 +657,9 @@ pub fn figures_where(
                         .value
                         .partial_cmp(&b.value)
                         .unwrap_or(std::cmp::Ordering::Equal);
-                    (if higher { ord.reverse() } else { ord }).then_with(|| a.drive.cmp(&b.drive))
+                    (if higher { ord.reverse() } else { ord })
+                        .then_with(|| a.drive.cmp(&b.drive))
+                        .then_with(|| a.firmware.cmp(&b.firmware))
                 });
                 f
             },
@@ -457,4 +680,71 @@ pub fn figures_where(
         ))
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_interpolate_between_neighbours() {
+        assert_eq!(quantile(&[10, 20, 30, 40], 0.5), 25.0);
+        assert_eq!(quantile(&[10, 20, 30, 40], 1.0), 40.0);
+        assert_eq!(quantile(&[5], 0.99), 5.0);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+
+    fn frame(submit: Vec<u64>, latency: Vec<u64>, write: Vec<bool>) -> DataFrame {
+        let n = submit.len();
+        DataFrame::new(
+            n,
+            vec![
+                Column::new("write".into(), write),
+                Column::new("len".into(), vec![4096u32; n]),
+                Column::new("submit_ns".into(), submit),
+                Column::new("latency_ns".into(), latency),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_stall_leaves_intervals_where_nothing_completes() {
+        // 100 writes of 1 ms back to back, then one that takes 500 ms.
+        let mut submit: Vec<u64> = (0..100).map(|i| i * 1_000_000).collect();
+        let mut latency = vec![1_000_000; 100];
+        submit.push(100_000_000);
+        latency.push(500_000_000);
+        let p = Pass::over(&frame(submit, latency, vec![true; 101]), None).unwrap();
+        assert_eq!((p.ops[0].ios, p.ops[1].ios), (0, 101));
+        assert_eq!(p.span_ns, 600_000_000);
+        assert_eq!(p.timeline.len(), TIMELINE_POINTS as usize);
+        // 5 ms intervals: the first 20 hold the 1 ms writes, the last the stalled one, and
+        // the ones between complete nothing.
+        let empty = p.timeline.iter().filter(|t| t.iops == 0.0).count();
+        assert_eq!(empty, 120 - 20 - 1);
+        assert!(p.timeline[50].lat_max_us.is_nan());
+        assert_eq!(p.timeline[119].lat_max_us, 500_000.0);
+        assert_eq!(p.timeline[3].lat_mean_us, 1_000.0);
+        let width_s = p.timeline[1].t_s - p.timeline[0].t_s;
+        let counted: f64 = p.timeline.iter().map(|t| t.iops * width_s).sum();
+        assert!(
+            (counted - 101.0).abs() < 1e-6,
+            "every I/O counted once: {counted}"
+        );
+    }
+
+    #[test]
+    fn the_window_selects_by_submit_time_and_ops_are_split() {
+        let submit: Vec<u64> = (0..100).map(|i| i * 1_000).collect();
+        let write: Vec<bool> = (0..100).map(|i| i % 4 == 0).collect();
+        let p = Pass::over(
+            &frame(submit, vec![500; 100], write),
+            Some((50_000, 90_000)),
+        )
+        .unwrap();
+        assert_eq!((p.ops[0].ios, p.ops[1].ios), (30, 10));
+        assert_eq!(p.ops[1].first, 52_000);
+        assert_eq!(p.ops[0].last, 89_500);
+    }
 }

@@ -354,7 +354,9 @@ mod tests {
 /// The change from `a` to `b` in percent, signed: `+12%`, `-3%`; `–` when `a` is not above zero.
 pub fn percent_change(a: f64, b: f64) -> String {
     if a > 0.0 && b.is_finite() {
-        format!("{:+.0}%", (b / a - 1.0) * 100.0)
+        // Rounded first, so a change that rounds to nothing reads +0%, never -0%.
+        let pct = ((b / a - 1.0) * 100.0).round() + 0.0;
+        format!("{pct:+.0}%")
     } else {
         "–".into()
     }
@@ -463,5 +465,546 @@ impl PairChart {
                 desc.join("; ")
             ),
         ))
+    }
+}
+
+/// Colours of the other series, after the highlight: Okabe–Ito, distinct for colour-blind
+/// readers (yellow left out, too faint on white). Past the sixth, lines are dashed.
+const PALETTE: [RGBColor; 6] = [
+    BAR,
+    SECOND,
+    RGBColor(0x00, 0x9E, 0x73),
+    RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0x56, 0xB4, 0xE9),
+    RGBColor(0x00, 0x00, 0x00),
+];
+
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mark {
+    /// Points joined by a line (gaps where a value is missing).
+    Line,
+    /// Points only (a scatter).
+    Dots,
+}
+
+/// One series of a [`LineChart`].
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// `(x, y)` points; non-finite values leave a gap.
+    pub points: Vec<(f64, f64)>,
+    /// Drawn in the highlight colour, thicker (the reviewed drive).
+    pub highlight: bool,
+    /// Line or dots.
+    pub mark: Mark,
+    /// A fixed colour (else the palette's next).
+    pub color: Option<RGBColor>,
+}
+
+/// Lines or dots over a linear or logarithmic plane: CDFs, latency over time, throughput
+/// over repeats.
+#[derive(Debug, Clone)]
+pub struct LineChart {
+    /// Id for the SVG's title and description elements.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// The workload in words.
+    pub subtitle: String,
+    /// What is plotted and the direction (`lower is better`).
+    pub caption: String,
+    /// The x axis' quantity and unit.
+    pub x_label: String,
+    /// The y axis' quantity and unit.
+    pub y_label: String,
+    /// Logarithmic x axis.
+    pub log_x: bool,
+    /// Logarithmic y axis.
+    pub log_y: bool,
+    /// The y axis starts at zero (else at the smallest value).
+    pub y_from_zero: bool,
+    /// The series, drawn in order (the highlighted one last, on top).
+    pub series: Vec<Series>,
+    /// Shaded x ranges with a label (the SNIA measurement window).
+    pub bands: Vec<(f64, f64, String)>,
+    /// Vertical rules with a label (where each repeat starts).
+    pub rules: Vec<(f64, String)>,
+    /// Text for screen readers: the figures in words.
+    pub summary: String,
+}
+
+/// An axis tick: whole numbers without decimals (with thousands separators), others with
+/// up to three significant digits and no trailing zeros.
+fn tick(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        let digits = format!("{}", v.abs() as u64);
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        if v < 0.0 {
+            out.insert(0, '-');
+        }
+        out
+    } else {
+        let s = figure(v);
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    }
+}
+
+/// Lowest and highest finite values, with room for a log axis (positive only).
+fn extent(values: impl Iterator<Item = f64>, log: bool) -> Option<(f64, f64)> {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for v in values.filter(|v| v.is_finite() && (!log || *v > 0.0)) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// An axis range around `(lo, hi)`: decades on a log axis, a little headroom on a linear one.
+fn axis_range((lo, hi): (f64, f64), log: bool, from_zero: bool) -> (f64, f64) {
+    if log {
+        let a = 10f64.powf(lo.log10().floor());
+        let b = 10f64.powf(hi.log10().ceil());
+        (a, if b <= a { a * 10.0 } else { b })
+    } else {
+        let a = if from_zero { lo.min(0.0) } else { lo };
+        let b = if hi > a {
+            hi + (hi - a) * 0.05
+        } else {
+            a + 1.0
+        };
+        (a, b)
+    }
+}
+
+impl LineChart {
+    /// Draws the chart as an SVG document with a title and description for screen readers.
+    pub fn to_svg(&self) -> Result<String, String> {
+        const TOP: i32 = 74;
+        const PLOT: i32 = 320;
+        const LEGEND_ROW: i32 = 22;
+        let legend_rows = self.series.len().div_ceil(3) as i32;
+        fonts();
+        let h = (TOP + PLOT + legend_rows * LEGEND_ROW + 16) as u32;
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (760, h)).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| format!("{e:?}"))?;
+            self.draw(&root, TOP, PLOT, LEGEND_ROW)
+                .map_err(|e| format!("drawing chart {}: {e}", self.id))?;
+            root.present()
+                .map_err(|e| format!("drawing chart {}: {e:?}", self.id))?;
+        }
+        Ok(accessible(
+            svg,
+            &self.id,
+            &self.title,
+            &format!("{}. {}. {}", self.subtitle, self.caption, self.summary),
+        ))
+    }
+
+    fn draw(&self, root: &Area, top: i32, plot: i32, legend_row: i32) -> Result<(), String> {
+        let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
+        heading(root, &self.title, &self.subtitle, &self.caption)?;
+        let xs = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0));
+        let ys = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1));
+        let (Some(xe), Some(ye)) = (extent(xs, self.log_x), extent(ys, self.log_y)) else {
+            root.draw(&Text::new(
+                "no data".to_string(),
+                (380, top + plot / 2),
+                font(16.0, false, MUTED, Pos::new(HPos::Center, VPos::Center)),
+            ))
+            .map_err(e)?;
+            return Ok(());
+        };
+        let x = axis_range(xe, self.log_x, true);
+        let y = axis_range(ye, self.log_y, self.y_from_zero);
+        let (w, _) = root.dim_in_pixel();
+        let area = root.clone().shrink((0, top), (w, plot as u32));
+        match (self.log_x, self.log_y) {
+            (false, false) => self.plot(&area, x.0..x.1, y.0..y.1, y)?,
+            (true, false) => self.plot(&area, (x.0..x.1).log_scale(), y.0..y.1, y)?,
+            (false, true) => self.plot(&area, x.0..x.1, (y.0..y.1).log_scale(), y)?,
+            (true, true) => self.plot(&area, (x.0..x.1).log_scale(), (y.0..y.1).log_scale(), y)?,
+        }
+        // The legend under the plot, three entries a row.
+        for (i, (s, color, _)) in self.styled().into_iter().enumerate() {
+            let (col, row) = ((i % 3) as i32, (i / 3) as i32);
+            let (x, y) = (70 + col * 230, top + plot + 8 + row * legend_row);
+            root.draw(&Rectangle::new(
+                [(x, y + 4), (x + 16, y + 14)],
+                color.filled(),
+            ))
+            .map_err(e)?;
+            root.draw(&Text::new(
+                s.label.clone(),
+                (x + 22, y + 9),
+                font(14.0, s.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(e)?;
+        }
+        Ok(())
+    }
+
+    /// Each series with its colour and whether it is dashed, in legend order.
+    fn styled(&self) -> Vec<(&Series, RGBColor, bool)> {
+        let mut k = 0;
+        self.series
+            .iter()
+            .map(|s| {
+                if s.highlight {
+                    (s, s.color.unwrap_or(HIGHLIGHT), false)
+                } else if let Some(c) = s.color {
+                    (s, c, false)
+                } else {
+                    k += 1;
+                    (s, PALETTE[(k - 1) % PALETTE.len()], k > PALETTE.len())
+                }
+            })
+            .collect()
+    }
+
+    fn plot<X, Y>(&self, area: &Area, x: X, y: Y, y_span: (f64, f64)) -> Result<(), String>
+    where
+        X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+        Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+    {
+        let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
+        let mut chart = ChartBuilder::on(area)
+            .margin_left(10)
+            .margin_right(24)
+            .margin_top(8)
+            .x_label_area_size(44)
+            .y_label_area_size(78)
+            .build_cartesian_2d(x, y)
+            .map_err(e)?;
+        let label = font(13.0, false, MUTED, Pos::new(HPos::Center, VPos::Top));
+        let fmt = |v: &f64| tick(*v);
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE)
+            .bold_line_style(GRID)
+            .axis_style(MUTED)
+            .x_desc(self.x_label.clone())
+            .y_desc(self.y_label.clone())
+            .x_labels(8)
+            .y_labels(6)
+            .x_label_formatter(&fmt)
+            .y_label_formatter(&fmt)
+            .label_style(label.clone())
+            .axis_desc_style(font(14.0, false, INK, Pos::new(HPos::Center, VPos::Top)))
+            .draw()
+            .map_err(e)?;
+        for (a, b, text) in &self.bands {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(*a, y_span.0), (*b, y_span.1)],
+                    HIGHLIGHT.mix(0.15).filled(),
+                )))
+                .map_err(e)?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    text.clone(),
+                    (*a, y_span.1),
+                    font(13.0, true, MUTED, Pos::new(HPos::Left, VPos::Top)),
+                )))
+                .map_err(e)?;
+        }
+        for (at, text) in &self.rules {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(*at, y_span.0), (*at, y_span.1)],
+                    MUTED.stroke_width(1),
+                )))
+                .map_err(e)?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    text.clone(),
+                    (*at, y_span.1),
+                    font(12.0, false, MUTED, Pos::new(HPos::Left, VPos::Top)),
+                )))
+                .map_err(e)?;
+        }
+        let mut styled = self.styled();
+        // The highlighted series on top.
+        styled.sort_by_key(|(s, _, _)| s.highlight);
+        for (s, color, dashed) in styled {
+            let inside = |p: &&(f64, f64)| {
+                p.0.is_finite()
+                    && p.1.is_finite()
+                    && (!self.log_y || p.1 > 0.0)
+                    && (!self.log_x || p.0 > 0.0)
+            };
+            match s.mark {
+                Mark::Dots => {
+                    let r = if s.highlight { 3 } else { 2 };
+                    chart
+                        .draw_series(
+                            s.points
+                                .iter()
+                                .filter(inside)
+                                .map(|p| Circle::new(*p, r, color.filled())),
+                        )
+                        .map_err(e)?;
+                }
+                Mark::Line => {
+                    let style = color.stroke_width(if s.highlight { 3 } else { 2 });
+                    // Each unbroken run of points is one line.
+                    for run in s.points.split(|p| !inside(&p)) {
+                        if run.is_empty() {
+                            continue;
+                        }
+                        if dashed {
+                            chart
+                                .draw_series(DashedLineSeries::new(run.to_vec(), 6, 4, style))
+                                .map_err(e)?;
+                        } else {
+                            chart
+                                .draw_series(LineSeries::new(run.to_vec(), style))
+                                .map_err(e)?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Width of the PNG exports, px: a 600 px column at twice the density.
+pub const PNG_WIDTH: u32 = 1200;
+
+/// The bundled fonts for rasterizing, loaded once.
+fn font_db() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static DB: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
+        std::sync::OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = resvg::usvg::fontdb::Database::new();
+        db.load_font_data(FONT_REGULAR.to_vec());
+        db.load_font_data(FONT_BOLD.to_vec());
+        std::sync::Arc::new(db)
+    })
+    .clone()
+}
+
+/// An opaque RGBA image as a palette of at most 256 colours and an index per pixel. A
+/// chart has few colours (anti-aliasing adds some hundreds): the 256 most frequent are kept
+/// exactly (ties by colour, so the result is deterministic), any others (a few pixels at
+/// crossing lines) take the nearest of them.
+/// A hasher for packed colours: one multiply (SipHash is needlessly slow here).
+#[derive(Default)]
+struct ColourHasher(u64);
+
+impl std::hash::Hasher for ColourHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (v as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type ColourMap<V> = std::collections::HashMap<u32, V, std::hash::BuildHasherDefault<ColourHasher>>;
+
+fn indexed(rgba: &[u8]) -> (Vec<[u8; 3]>, Vec<u8>) {
+    let pack = |p: &[u8]| u32::from_le_bytes([p[0], p[1], p[2], 0]);
+    let unpack = |c: u32| {
+        let b = c.to_le_bytes();
+        [b[0], b[1], b[2]]
+    };
+    // Runs of one colour are long (background, bars): count a run at a time.
+    let mut counts: ColourMap<u32> = ColourMap::default();
+    let mut run = (u32::MAX, 0u32);
+    for p in rgba.chunks_exact(4) {
+        let c = pack(p);
+        if c == run.0 {
+            run.1 += 1;
+        } else {
+            if run.1 > 0 {
+                *counts.entry(run.0).or_insert(0) += run.1;
+            }
+            run = (c, 1);
+        }
+    }
+    if run.1 > 0 {
+        *counts.entry(run.0).or_insert(0) += run.1;
+    }
+    let mut colours: Vec<(u32, u32)> = counts.into_iter().collect();
+    colours.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let palette: Vec<[u8; 3]> = colours.iter().take(256).map(|c| unpack(c.0)).collect();
+    let mut index: ColourMap<u8> = palette
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (pack(&[c[0], c[1], c[2]]), i as u8))
+        .collect();
+    let nearest = |c: [u8; 3]| -> u8 {
+        let d = |p: &[u8; 3]| -> u32 {
+            (0..3)
+                .map(|k| (p[k] as i32 - c[k] as i32).pow(2) as u32)
+                .sum()
+        };
+        let mut best = 0;
+        for (i, p) in palette.iter().enumerate() {
+            if d(p) < d(&palette[best]) {
+                best = i;
+            }
+        }
+        best as u8
+    };
+    let mut indices = Vec::with_capacity(rgba.len() / 4);
+    let mut last = (u32::MAX, 0u8);
+    for p in rgba.chunks_exact(4) {
+        let c = pack(p);
+        if c != last.0 {
+            last = (c, *index.entry(c).or_insert_with(|| nearest(unpack(c))));
+        }
+        indices.push(last.1);
+    }
+    (palette, indices)
+}
+
+/// Rasterizes a chart's SVG to PNG, [`PNG_WIDTH`] pixels wide, with the bundled fonts only
+/// (never the machine's), so the same SVG gives the same PNG; opaque, with a palette
+/// (see [`indexed`]), which keeps a chart's PNG small and quick to compress.
+pub fn to_png(svg: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let opt = usvg::Options {
+        font_family: "DejaVu Sans".into(),
+        fontdb: font_db(),
+        ..usvg::Options::default()
+    };
+    let svg = svg.replace(
+        &format!("font-family=\"{FONT_FAMILY}\""),
+        "font-family=\"DejaVu Sans\"",
+    );
+    let tree = usvg::Tree::from_str(&svg, &opt).map_err(|e| format!("chart SVG: {e}"))?;
+    let size = tree.size();
+    let scale = PNG_WIDTH as f32 / size.width();
+    let h = ((size.height() * scale).ceil() as u32).max(1);
+    let mut pixmap = tiny_skia::Pixmap::new(PNG_WIDTH, h)
+        .ok_or_else(|| format!("chart of {PNG_WIDTH}×{h} px is too large"))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    let (palette, indices) = indexed(pixmap.data());
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, PNG_WIDTH, h);
+    enc.set_color(png::ColorType::Indexed);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.set_palette(palette.concat());
+    enc.set_compression(png::Compression::Default);
+    enc.set_filter(png::FilterType::NoFilter);
+    let mut w = enc.write_header().map_err(|e| format!("PNG: {e}"))?;
+    w.write_image_data(&indices)
+        .map_err(|e| format!("PNG: {e}"))?;
+    w.finish().map_err(|e| format!("PNG: {e}"))?;
+    Ok(out)
+}
+#[cfg(test)]
+mod line_tests {
+    use super::*;
+
+    fn cdf() -> LineChart {
+        LineChart {
+            id: "rw.cdf".into(),
+            title: "4KB Random Write: latency distribution".into(),
+            subtitle: "4 KiB random write, QD3".into(),
+            caption: "share of I/Os · lower latency is better".into(),
+            x_label: "latency, µs (log scale)".into(),
+            y_label: "I/Os completed, %".into(),
+            log_x: true,
+            log_y: false,
+            y_from_zero: true,
+            series: vec![
+                Series {
+                    label: "Fast".into(),
+                    points: vec![(50.0, 0.0), (80.0, 50.0), (f64::NAN, 90.0), (400.0, 100.0)],
+                    highlight: true,
+                    mark: Mark::Line,
+                    color: None,
+                },
+                Series {
+                    label: "Slow <b>".into(),
+                    points: vec![(900.0, 0.0), (1500.0, 50.0), (350_000.0, 100.0)],
+                    highlight: false,
+                    mark: Mark::Line,
+                    color: None,
+                },
+            ],
+            bands: vec![(100.0, 200.0, "SNIA window".into())],
+            rules: vec![],
+            summary: "Fast: median 80 µs; Slow: median 1.5 ms.".into(),
+        }
+    }
+
+    #[test]
+    fn line_chart_labels_series_axes_and_escapes() {
+        let svg = cdf().to_svg().unwrap();
+        assert!(svg.starts_with("<svg role=\"img\""));
+        assert!(svg.contains("rw.cdf-desc") && svg.contains("Slow: median 1.5 ms."));
+        assert!(svg.contains("Slow &lt;b&gt;"), "legend labels are escaped");
+        assert!(svg.contains("latency, µs (log scale)") && svg.contains("I/Os completed, %"));
+        assert!(svg.contains("SNIA window"));
+        // The highlighted series in the highlight colour, the other from the palette.
+        assert!(svg.contains("stroke=\"#E69F00\"") && svg.contains("stroke=\"#0072B2\""));
+        // Decades on the log axis, with separators.
+        assert!(
+            svg.contains(">\n1,000\n<") && svg.contains(">\n1,000,000\n<"),
+            "{svg}"
+        );
+        assert_eq!(svg, cdf().to_svg().unwrap(), "same figures, same bytes");
+    }
+
+    #[test]
+    fn png_is_publication_width_and_deterministic() {
+        let svg = cdf().to_svg().unwrap();
+        let png = to_png(&svg).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // IHDR: width and height, big-endian, at bytes 16..24.
+        let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
+        let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
+        assert_eq!(w, PNG_WIDTH);
+        assert!(h > 600 && h < 1000, "{h}");
+        assert_eq!(png, to_png(&svg).unwrap());
+        // Text is drawn with the bundled font: a chart without text differs from one with.
+        let blank = to_png(&svg.replace("4KB Random Write", "")).unwrap();
+        assert_ne!(png, blank);
+    }
+
+    #[test]
+    fn ticks_read_like_figures() {
+        assert_eq!(tick(1_000_000.0), "1,000,000");
+        assert_eq!(tick(80.0), "80");
+        assert_eq!(tick(2.5), "2.5");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(-1000.0), "-1,000");
     }
 }

@@ -3,6 +3,8 @@
 //! clock) and only rewrites files whose bytes change.
 
 pub mod chart;
+mod compare;
+mod timing;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -28,6 +30,11 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         "firmware.html",
         include_str!("../../templates/firmware.html"),
+    ),
+    ("compare.html", include_str!("../../templates/compare.html")),
+    (
+        "leaderboard.html",
+        include_str!("../../templates/leaderboard.html"),
     ),
 ];
 
@@ -87,6 +94,7 @@ struct PairRow {
     a: String,
     b: String,
     difference: String,
+    highlight: bool,
 }
 
 #[derive(Serialize)]
@@ -103,16 +111,104 @@ struct ChartCtx {
     unit: String,
     svg: String,
     rows: Vec<Row>,
+    /// The figures of a line chart, as a table (empty for bar charts).
+    table: Option<TableCtx>,
     commentary: Option<String>,
     stale: bool,
     fingerprint: String,
+    /// The chart as a file, and at publication size as PNG (paths from the page).
+    svg_href: String,
+    png_href: String,
+    /// Every figure a line chart draws, as CSV, and its link.
+    #[serde(skip)]
+    csv: Option<String>,
+    csv_href: Option<String>,
+    /// A sentence drafted from the figures, for `commentary init`.
+    #[serde(skip)]
+    draft: String,
+}
+
+/// A table of figures beside a line chart.
+#[derive(Serialize, Clone)]
+struct TableCtx {
+    caption: String,
+    head: Vec<String>,
+    rows: Vec<TableRow>,
+    /// Long tables (one row per interval) start folded.
+    folded: bool,
+}
+
+#[derive(Serialize, Clone)]
+struct TableRow {
+    cells: Vec<String>,
+    highlight: bool,
+}
+
+/// A drawn chart with its table, before it is placed on a page.
+struct Figure {
+    id: String,
+    title: String,
+    subtitle: String,
+    caption: String,
+    svg: String,
+    table: TableCtx,
+    /// Every figure drawn, as CSV (line charts), else None.
+    csv: Option<String>,
+    /// The text the fingerprint is taken of: every figure the chart shows.
+    figures: String,
+    draft: String,
+}
+
+impl Figure {
+    /// The chart's context on `page`, with its commentary slot.
+    fn into_ctx(self, notes: Option<&Commentary>, report: &mut Report, page: &str) -> ChartCtx {
+        let fp = sha256_hex(self.figures.as_bytes())[..12].to_string();
+        let (commentary, stale) = slot_text(notes, &self.id, &fp, report, page);
+        ChartCtx {
+            pair_rows: vec![],
+            legend: vec![],
+            svg_href: chart_href(page, &self.id, "svg"),
+            png_href: chart_href(page, &self.id, "png"),
+            csv_href: self.csv.as_ref().map(|_| chart_href(page, &self.id, "csv")),
+            csv: self.csv,
+            id: self.id,
+            title: self.title,
+            variant_label: String::new(),
+            workload: self.subtitle,
+            caption: self.caption.replace(" · ", ", "),
+            unit: String::new(),
+            svg: self.svg,
+            rows: vec![],
+            table: Some(self.table),
+            commentary,
+            stale,
+            fingerprint: fp,
+            draft: self.draft,
+        }
+    }
+}
+
+/// Where a chart's SVG and PNG files go under `site/`: `charts/PAGE/SLOT.svg`.
+fn chart_file(page: &str, slot: &str, ext: &str) -> String {
+    format!("charts/{page}/{slot}.{ext}")
+}
+
+/// A page-relative link to a chart file.
+fn chart_href(page: &str, slot: &str, ext: &str) -> String {
+    format!(
+        "{}{}",
+        "../".repeat(page.matches('/').count()),
+        chart_file(page, slot, ext)
+    )
 }
 
 #[derive(Serialize)]
 struct SuiteLink {
     name: String,
     title: String,
+    description: Option<String>,
     tests: usize,
+    /// Test variants with results.
     charts: usize,
 }
 
@@ -224,9 +320,15 @@ fn chart_ctx(
                 lat_max: latency(b.lat_max_us),
             })
             .collect(),
+        table: None,
         commentary,
         stale,
         fingerprint: fp,
+        svg_href: chart_href(page, slot_id, "svg"),
+        png_href: chart_href(page, slot_id, "png"),
+        csv: None,
+        csv_href: None,
+        draft: draft(f, highlight),
     })
 }
 
@@ -374,6 +476,7 @@ fn pair_fingerprint(p: &Pair) -> String {
 
 fn pair_ctx(
     p: &Pair,
+    highlight: Option<&str>,
     notes: Option<&Commentary>,
     report: &mut Report,
     page: &str,
@@ -420,7 +523,7 @@ fn pair_ctx(
                 label: x.drive_name.clone(),
                 a: x.value,
                 b: *b,
-                highlight: false,
+                highlight: highlight == Some(x.drive.as_str()),
             })
             .collect(),
     };
@@ -436,6 +539,7 @@ fn pair_ctx(
                 a: figure(x.value),
                 b: figure(*b),
                 difference: percent_change(x.value, *b),
+                highlight: highlight == Some(x.drive.as_str()),
             })
             .collect(),
         legend: vec![la, lb],
@@ -447,10 +551,28 @@ fn pair_ctx(
         unit: unit.to_string(),
         svg,
         rows: vec![],
+        table: None,
         commentary,
         stale,
         fingerprint: fp,
+        svg_href: chart_href(page, &p.id, "svg"),
+        png_href: chart_href(page, &p.id, "png"),
+        csv: None,
+        csv_href: None,
+        draft: pair_draft(p),
     })
+}
+
+/// A first sentence about a pair: each drive's change from the first variant to the second.
+fn pair_draft(p: &Pair) -> String {
+    let (la, lb) = &p.labels;
+    let changes: Vec<String> = p
+        .matched()
+        .into_iter()
+        .filter(|(x, _)| x.value > 0.0)
+        .map(|(x, b)| format!("the {} {}", x.drive_name, percent_change(x.value, b)))
+        .collect();
+    format!("From {la} to {lb}: {}.", changes.join(", "))
 }
 
 /// A chart's commentary, as HTML, and whether it was written against other figures than
@@ -526,65 +648,6 @@ fn drive_slots<'a>(
         .iter()
         .filter(move |f| f.suite == suite && f.bars.iter().any(|b| b.drive == drive))
         .map(move |f| (format!("{suite}.{}", f.slot_id()), f))
-}
-
-/// A commentary slot as `commentary init` writes it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SlotPlan {
-    /// The slot (chart) id.
-    pub id: String,
-    /// The fingerprint of the chart's current figures.
-    pub fingerprint: String,
-    /// A sentence drafted from the figures, for the reviewer to keep or rewrite.
-    pub draft: String,
-}
-
-/// Every page's commentary slots, by page id (`suites/NAME`, `drives/ID`), from the current
-/// results: what `roundup commentary init` writes.
-pub fn slot_plans(lab: &Lab) -> Result<BTreeMap<String, Vec<SlotPlan>>> {
-    let (_, figures, _) = lab_figures(lab);
-    let suites: BTreeSet<&str> = figures.iter().map(|f| f.suite.as_str()).collect();
-    let drives: BTreeSet<&str> = figures
-        .iter()
-        .flat_map(|f| f.bars.iter().map(|b| b.drive.as_str()))
-        .collect();
-    let plan = |slots: Vec<(String, &TestFigures)>, drive: Option<&str>| -> Vec<SlotPlan> {
-        slots
-            .into_iter()
-            .map(|(id, f)| SlotPlan {
-                id,
-                fingerprint: fingerprint(f),
-                draft: draft(f, drive),
-            })
-            .collect()
-    };
-    let mut out = BTreeMap::new();
-    for suite in &suites {
-        let mut slots = plan(suite_slots(&figures, suite).collect(), None);
-        for p in pairs(&figures, suite) {
-            let (la, lb) = p.labels.clone();
-            let changes: Vec<String> = p
-                .matched()
-                .into_iter()
-                .filter(|(x, _)| x.value > 0.0)
-                .map(|(x, b)| format!("the {} {}", x.drive_name, percent_change(x.value, b)))
-                .collect();
-            slots.push(SlotPlan {
-                id: p.id.clone(),
-                fingerprint: pair_fingerprint(&p),
-                draft: format!("From {la} to {lb}: {}.", changes.join(", ")),
-            });
-        }
-        out.insert(format!("suites/{suite}"), slots);
-    }
-    for drive in &drives {
-        let slots: Vec<(String, &TestFigures)> = suites
-            .iter()
-            .flat_map(|s| drive_slots(&figures, s, drive))
-            .collect();
-        out.insert(format!("drives/{drive}"), plan(slots, Some(drive)));
-    }
-    Ok(out)
 }
 
 /// A first sentence about a chart: who leads and by how much, and, on a review page, where
@@ -673,55 +736,480 @@ fn put(site: &Path, rel: &str, bytes: &[u8], report: &mut Report) -> Result<()> 
     Ok(())
 }
 
-/// Renders the lab's results and commentary into `site/`.
-pub fn render(lab: &Lab) -> Result<Report> {
-    let mut report = Report::default();
-    let (summaries, figures, problems) = lab_figures(lab);
-    report.problems = problems;
-    let current = analysis::current_firmware(&summaries);
-    let tera = templates(lab)?;
-    let site = lab.site_dir();
+/// A commentary slot as `commentary init` writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotPlan {
+    /// The slot (chart) id.
+    pub id: String,
+    /// The fingerprint of the chart's current figures.
+    pub fingerprint: String,
+    /// A sentence drafted from the figures, for the reviewer to keep or rewrite.
+    pub draft: String,
+}
 
-    // Suites: those of the lab, and any others found in the results.
-    let mut suites: BTreeMap<String, (String, Option<String>, usize)> = lab
-        .suites
-        .iter()
-        .map(|(n, s)| {
-            (
-                n.clone(),
-                (
-                    s.spec.title.clone(),
-                    s.spec.description.clone(),
-                    s.spec.tests.len(),
-                ),
-            )
-        })
-        .collect();
-    for f in &figures {
-        suites
-            .entry(f.suite.clone())
-            .or_insert_with(|| (f.suite_title.clone(), None, 0));
+/// What a render shows beyond the lab's files.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Drive pairs to compare (ids), besides those `review.yaml` names.
+    pub compare: Vec<(String, String)>,
+}
+
+/// A page before it is written: its template, its context and its charts.
+struct PageOut {
+    id: String,
+    template: &'static str,
+    ctx: tera::Context,
+    charts: Vec<ChartCtx>,
+}
+
+/// Every page of the site, built from the lab's results and commentary.
+struct Site<'a> {
+    lab: &'a Lab,
+    summaries: Vec<(store::StoredJob, analysis::JobSummary)>,
+    figures: Vec<TestFigures>,
+    report: Report,
+    pages: Vec<PageOut>,
+}
+
+impl<'a> Site<'a> {
+    fn build(lab: &'a Lab, opts: &Options) -> Result<Site<'a>> {
+        let (summaries, figures, problems) = lab_figures(lab);
+        let mut site = Site {
+            lab,
+            summaries,
+            figures,
+            report: Report {
+                problems,
+                ..Report::default()
+            },
+            pages: vec![],
+        };
+        let suites = site.suites();
+        let drives = site.drives();
+        site.suite_pages(&suites)?;
+        site.review_pages(&suites, &drives)?;
+        site.history_pages(&drives)?;
+        let compared = site.compare_pages(&drives, opts)?;
+        let boards = site.leaderboards(&suites)?;
+        let mut ctx = site.context("index");
+        let links: Vec<&SuiteLink> = suites.values().collect();
+        ctx.insert("suites", &links);
+        ctx.insert("drives", &drives.values().collect::<Vec<_>>());
+        ctx.insert("compared", &compared);
+        ctx.insert("leaderboards", &boards);
+        ctx.insert("problems", &site.report.problems);
+        site.pages.push(PageOut {
+            id: "index".into(),
+            template: "index.html",
+            ctx,
+            charts: vec![],
+        });
+        site.report_orphans();
+        Ok(site)
     }
-    let mut suite_links = Vec::new();
-    for (name, (title, description, tests)) in &suites {
-        let page = format!("suites/{name}");
-        let notes = lab.commentary.get(&page).map(|c| &c.spec);
-        let mut charts = Vec::new();
-        let suite_pairs = pairs(&figures, name);
-        let mut shown_pairs = BTreeSet::new();
-        for (slot, f) in suite_slots(&figures, name) {
-            for p in suite_pairs.iter().filter(|p| p.a.test == f.test) {
-                if shown_pairs.insert(p.id.clone()) {
-                    charts.push(pair_ctx(p, notes, &mut report, &page)?);
+
+    fn notes(&self, page: &str) -> Option<&'a Commentary> {
+        self.lab.commentary.get(page).map(|c| &c.spec)
+    }
+
+    fn context(&self, page: &str) -> tera::Context {
+        page_context(page, self.notes(page))
+    }
+
+    /// Suites: those of the lab, and any others found in the results.
+    fn suites(&self) -> BTreeMap<String, SuiteLink> {
+        let mut suites: BTreeMap<String, SuiteLink> = self
+            .lab
+            .suites
+            .iter()
+            .map(|(n, s)| {
+                (
+                    n.clone(),
+                    SuiteLink {
+                        name: n.clone(),
+                        title: s.spec.title.clone(),
+                        description: s.spec.description.clone(),
+                        tests: s.spec.tests.len(),
+                        charts: 0,
+                    },
+                )
+            })
+            .collect();
+        for f in &self.figures {
+            let link = suites.entry(f.suite.clone()).or_insert_with(|| SuiteLink {
+                name: f.suite.clone(),
+                title: f.suite_title.clone(),
+                description: None,
+                tests: 0,
+                charts: 0,
+            });
+            link.charts += 1;
+        }
+        suites
+    }
+
+    /// The lab's drives and any others with results, with their current firmware.
+    fn drives(&self) -> BTreeMap<String, DriveRow> {
+        let current = analysis::current_firmware(&self.summaries);
+        let mut drives: BTreeMap<String, DriveRow> = self
+            .lab
+            .drives
+            .iter()
+            .map(|(id, d)| {
+                let s = &d.spec;
+                (
+                    id.clone(),
+                    DriveRow {
+                        id: id.clone(),
+                        page: false,
+                        history: false,
+                        name: s.display_name(),
+                        controller: s.controller.clone().unwrap_or_default(),
+                        firmware: current
+                            .get(id)
+                            .cloned()
+                            .or_else(|| s.firmware.clone())
+                            .unwrap_or_else(|| "–".into()),
+                        results: 0,
+                    },
+                )
+            })
+            .collect();
+        for (j, _) in &self.summaries {
+            let m = &j.manifest;
+            let row = drives.entry(m.drive.clone()).or_insert_with(|| DriveRow {
+                id: m.drive.clone(),
+                page: false,
+                history: false,
+                name: m.drive_name.clone(),
+                controller: String::new(),
+                firmware: current.get(&m.drive).cloned().unwrap_or_default(),
+                results: 0,
+            });
+            if current.get(&m.drive) == Some(&m.firmware) {
+                row.results += 1;
+                row.page = true;
+            }
+        }
+        for row in drives.values_mut() {
+            row.history = analysis::firmwares(&self.summaries, &row.id).len() > 1;
+        }
+        drives
+    }
+
+    /// A page per suite: each test's paired variants, its bar chart with the latency
+    /// table, its latency CDF and, where it was repeated, its figures over repeats.
+    fn suite_pages(&mut self, suites: &BTreeMap<String, SuiteLink>) -> Result<()> {
+        for (name, link) in suites {
+            let page = format!("suites/{name}");
+            let notes = self.notes(&page);
+            let report = &mut self.report;
+            let mut charts = Vec::new();
+            let suite_pairs = pairs(&self.figures, name);
+            let mut shown_pairs = BTreeSet::new();
+            for (slot, f) in suite_slots(&self.figures, name) {
+                for p in suite_pairs.iter().filter(|p| p.a.test == f.test) {
+                    if shown_pairs.insert(p.id.clone()) {
+                        charts.push(pair_ctx(p, None, notes, report, &page)?);
+                    }
+                }
+                charts.push(chart_ctx(f, &slot, None, notes, report, &page)?);
+                charts.push(
+                    timing::cdf(f, &format!("{slot}.cdf"), None).into_ctx(notes, report, &page)?,
+                );
+                if f.bars.iter().any(|b| b.repeats > 1) {
+                    charts.push(
+                        timing::over_repeats(f, &format!("{slot}.repeats"), None)
+                            .into_ctx(notes, report, &page)?,
+                    );
                 }
             }
-            charts.push(chart_ctx(f, &slot, None, notes, &mut report, &page)?);
+            let mut ctx = self.context(&page);
+            ctx.insert(
+                "suite",
+                &serde_json::json!({"name": name, "title": link.title, "description": link.description}),
+            );
+            ctx.insert("charts", &charts);
+            self.pages.push(PageOut {
+                id: page,
+                template: "suite.html",
+                ctx,
+                charts,
+            });
         }
-        if let Some(c) = lab.commentary.get(&page) {
-            let ids: BTreeSet<&str> = charts.iter().map(|c| c.id.as_str()).collect();
+        Ok(())
+    }
+
+    /// A review page per drive with current results, in the order a review reads: each
+    /// suite's charts (variants paired) with the drive highlighted, then latency (CDF and
+    /// latency over time), then throughput over time and over repeats.
+    fn review_pages(
+        &mut self,
+        suites: &BTreeMap<String, SuiteLink>,
+        drives: &BTreeMap<String, DriveRow>,
+    ) -> Result<()> {
+        for row in drives.values().filter(|r| r.page) {
+            let page = format!("drives/{}", row.id);
+            let notes = self.notes(&page);
+            let report = &mut self.report;
+            let drive = Some(row.id.as_str());
+            let mut sections: Vec<serde_json::Value> = Vec::new();
+            let mut all = Vec::new();
+            for (suite, link) in suites {
+                let mut results = Vec::new();
+                let mut latencies = Vec::new();
+                let mut over_time = Vec::new();
+                let suite_pairs = pairs(&self.figures, suite);
+                let mut shown_pairs = BTreeSet::new();
+                for (slot, f) in drive_slots(&self.figures, suite, &row.id) {
+                    for p in suite_pairs.iter().filter(|p| {
+                        p.a.test == f.test && p.matched().iter().any(|(b, _)| b.drive == row.id)
+                    }) {
+                        if shown_pairs.insert(p.id.clone()) {
+                            let p = Pair {
+                                id: format!("{suite}.{}", p.id),
+                                dimension: p.dimension.clone(),
+                                labels: p.labels.clone(),
+                                context: p.context.clone(),
+                                a: p.a,
+                                b: p.b,
+                            };
+                            results.push(pair_ctx(&p, drive, notes, report, &page)?);
+                        }
+                    }
+                    results.push(chart_ctx(f, &slot, drive, notes, report, &page)?);
+                    let Some(bar) = f.bars.iter().find(|b| b.drive == row.id) else {
+                        continue;
+                    };
+                    latencies.push(
+                        timing::cdf(f, &format!("{slot}.cdf"), drive)
+                            .into_ctx(notes, report, &page)?,
+                    );
+                    latencies.push(
+                        timing::latency_over_time(f, bar, &format!("{slot}.latency"))
+                            .into_ctx(notes, report, &page)?,
+                    );
+                    over_time.push(
+                        timing::throughput_over_time(f, bar, &format!("{slot}.throughput"))
+                            .into_ctx(notes, report, &page)?,
+                    );
+                    if bar.repeats > 1 {
+                        over_time.push(
+                            timing::over_repeats(f, &format!("{slot}.repeats"), drive)
+                                .into_ctx(notes, report, &page)?,
+                        );
+                    }
+                }
+                for (what, charts) in [
+                    ("", results),
+                    ("latency", latencies),
+                    ("over time and over repeats", over_time),
+                ] {
+                    if charts.is_empty() {
+                        continue;
+                    }
+                    let title = if what.is_empty() {
+                        link.title.clone()
+                    } else {
+                        format!("{}: {what}", link.title)
+                    };
+                    sections
+                        .push(serde_json::json!({"name": suite, "title": title, "charts": charts}));
+                    all.extend(charts);
+                }
+            }
+            let mut ctx = self.context(&page);
+            ctx.insert("drive", row);
+            ctx.insert("sections", &sections);
+            self.pages.push(PageOut {
+                id: page,
+                template: "drive.html",
+                ctx,
+                charts: all,
+            });
+        }
+        Ok(())
+    }
+
+    /// Firmware history: each test of a drive under its previous and its current firmware.
+    fn history_pages(&mut self, drives: &BTreeMap<String, DriveRow>) -> Result<()> {
+        let order = suite_order(self.lab);
+        for row in drives.values().filter(|r| r.history) {
+            let fws = analysis::firmwares(&self.summaries, &row.id);
+            let (old, new) = (&fws[fws.len() - 2], &fws[fws.len() - 1]);
+            let under = |fw: &str| {
+                analysis::figures_where(&self.summaries, &order, |m| {
+                    m.drive == row.id && m.firmware == fw
+                })
+            };
+            let (before, after) = (under(old), under(new));
+            let page = format!("drives/{}-firmware", row.id);
+            let notes = self.notes(&page);
+            let mut charts = Vec::new();
+            for b in &before {
+                let Some(a) = after
+                    .iter()
+                    .find(|a| a.suite == b.suite && a.test == b.test && a.variant == b.variant)
+                else {
+                    continue;
+                };
+                let pair = Pair {
+                    id: format!("{}.{}", b.suite, b.slot_id()),
+                    dimension: "firmware".into(),
+                    labels: (format!("firmware {old}"), format!("firmware {new}")),
+                    context: b.variant_label.clone(),
+                    a: b,
+                    b: a,
+                };
+                charts.push(pair_ctx(&pair, None, notes, &mut self.report, &page)?);
+            }
+            let mut ctx = self.context(&page);
+            ctx.insert("drive", row);
+            ctx.insert("firmwares", &fws);
+            ctx.insert("charts", &charts);
+            self.pages.push(PageOut {
+                id: page,
+                template: "firmware.html",
+                ctx,
+                charts,
+            });
+        }
+        Ok(())
+    }
+
+    /// A page for each pair of drives `review.yaml` or `--compare` names: per suite, every
+    /// test both ran, side by side, with the first drive's figure as a share of the second's.
+    fn compare_pages(
+        &mut self,
+        drives: &BTreeMap<String, DriveRow>,
+        opts: &Options,
+    ) -> Result<Vec<serde_json::Value>> {
+        let mut wanted: Vec<(String, String)> = self
+            .lab
+            .review
+            .as_ref()
+            .map(|r| {
+                r.spec
+                    .compare
+                    .iter()
+                    .map(|[a, b]| (a.clone(), b.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        wanted.extend(opts.compare.iter().cloned());
+        let mut seen = BTreeSet::new();
+        wanted.retain(|p| seen.insert(p.clone()));
+        let mut links = Vec::new();
+        for (a, b) in wanted {
+            let (Some(ra), Some(rb)) = (
+                drives.get(&a).filter(|r| r.page),
+                drives.get(&b).filter(|r| r.page),
+            ) else {
+                self.report.problems.push(format!(
+                    "comparison {a} vs {b}: {} has no results; no page written",
+                    if drives.get(&a).is_some_and(|r| r.page) {
+                        &b
+                    } else {
+                        &a
+                    }
+                ));
+                continue;
+            };
+            let page = format!("compare/{a}-vs-{b}");
+            let notes = self.notes(&page);
+            let mut charts = Vec::new();
+            let mut sections = Vec::new();
+            let suites: BTreeSet<&str> = self.figures.iter().map(|f| f.suite.as_str()).collect();
+            for suite in suites {
+                let Some(c) = compare::ratio(&self.figures, suite, ra, rb) else {
+                    continue;
+                };
+                let ctx = c.into_ctx(notes, &mut self.report, &page)?;
+                sections.push(serde_json::json!({"suite": suite, "chart": ctx}));
+                charts.push(ctx);
+            }
+            let mut ctx = self.context(&page);
+            ctx.insert("a", ra);
+            ctx.insert("b", rb);
+            ctx.insert("sections", &sections);
+            links.push(serde_json::json!({"page": page, "a": ra.name, "b": rb.name}));
+            self.pages.push(PageOut {
+                id: page,
+                template: "compare.html",
+                ctx,
+                charts,
+            });
+        }
+        Ok(links)
+    }
+
+    /// A leaderboard per test: every drive under every firmware with results, ranked.
+    fn leaderboards(
+        &mut self,
+        suites: &BTreeMap<String, SuiteLink>,
+    ) -> Result<Vec<serde_json::Value>> {
+        let all = analysis::leaderboard(&self.summaries, &suite_order(self.lab));
+        let current = analysis::current_firmware(&self.summaries);
+        let mut links = Vec::new();
+        let mut tests: Vec<(String, String)> = Vec::new();
+        for f in &all {
+            let key = (f.suite.clone(), f.test.clone());
+            if !tests.contains(&key) {
+                tests.push(key);
+            }
+        }
+        for (suite, test) in tests {
+            let page = format!("leaderboards/{suite}/{test}");
+            let notes = self.notes(&page);
+            let mut charts = Vec::new();
+            let mut title = String::new();
+            for f in all.iter().filter(|f| f.suite == suite && f.test == test) {
+                title = f.title.clone();
+                charts.push(compare::board(f, &current).into_ctx(
+                    notes,
+                    &mut self.report,
+                    &page,
+                )?);
+            }
+            let suite_title = suites
+                .get(&suite)
+                .map(|s| s.title.clone())
+                .unwrap_or_default();
+            let mut ctx = self.context(&page);
+            ctx.insert(
+                "suite",
+                &serde_json::json!({"name": suite, "title": suite_title}),
+            );
+            ctx.insert("title", &title);
+            ctx.insert("charts", &charts);
+            links.push(serde_json::json!({"page": page, "suite": suite_title, "title": title}));
+            self.pages.push(PageOut {
+                id: page,
+                template: "leaderboard.html",
+                ctx,
+                charts,
+            });
+        }
+        Ok(links)
+    }
+
+    /// Commentary slots with no chart on their page: kept in their files, reported here.
+    fn report_orphans(&mut self) {
+        let pages: BTreeMap<&str, BTreeSet<&str>> = self
+            .pages
+            .iter()
+            .map(|p| {
+                (
+                    p.id.as_str(),
+                    p.charts.iter().map(|c| c.id.as_str()).collect(),
+                )
+            })
+            .collect();
+        for (page, c) in &self.lab.commentary {
+            let ids = pages.get(page.as_str());
             for s in &c.spec.slots {
-                if !ids.contains(s.id.as_str()) {
-                    report.orphan_slots.push(format!(
+                if !ids.is_some_and(|ids| ids.contains(s.id.as_str())) {
+                    self.report.orphan_slots.push(format!(
                         "{}:{}: slot {} has no chart on page {page} (kept in the file, not shown)",
                         c.file.display(),
                         s.line,
@@ -730,139 +1218,76 @@ pub fn render(lab: &Lab) -> Result<Report> {
                 }
             }
         }
-        let mut ctx = page_context(&page, notes);
-        ctx.insert(
-            "suite",
-            &serde_json::json!({"name": name, "title": title, "description": description}),
-        );
-        ctx.insert("charts", &charts);
-        write_page(&tera, "suite.html", &ctx, &site, &page, &mut report)?;
-        suite_links.push(SuiteLink {
-            name: name.clone(),
-            title: title.clone(),
-            tests: *tests,
-            charts: charts.len(),
-        });
     }
+}
 
-    let mut drives: BTreeMap<String, DriveRow> = lab
-        .drives
-        .iter()
-        .map(|(id, d)| {
-            let s = &d.spec;
-            (
-                id.clone(),
-                DriveRow {
-                    id: id.clone(),
-                    page: false,
-                    history: false,
-                    name: s.display_name(),
-                    controller: s.controller.clone().unwrap_or_default(),
-                    firmware: current
-                        .get(id)
-                        .cloned()
-                        .or_else(|| s.firmware.clone())
-                        .unwrap_or_else(|| "–".into()),
-                    results: 0,
-                },
-            )
+/// Every page's commentary slots, by page id (`suites/NAME`, `drives/ID`, ...), from the
+/// current results: what `roundup commentary init` writes.
+pub fn slot_plans(lab: &Lab, opts: &Options) -> Result<BTreeMap<String, Vec<SlotPlan>>> {
+    let site = Site::build(lab, opts)?;
+    Ok(site
+        .pages
+        .into_iter()
+        .filter(|p| !p.charts.is_empty())
+        .map(|p| {
+            let slots = p
+                .charts
+                .into_iter()
+                .map(|c| SlotPlan {
+                    id: c.id,
+                    fingerprint: c.fingerprint,
+                    draft: c.draft,
+                })
+                .collect();
+            (p.id, slots)
         })
-        .collect();
-    for (j, _) in &summaries {
-        let m = &j.manifest;
-        let row = drives.entry(m.drive.clone()).or_insert_with(|| DriveRow {
-            id: m.drive.clone(),
-            page: false,
-            history: false,
-            name: m.drive_name.clone(),
-            controller: String::new(),
-            firmware: current.get(&m.drive).cloned().unwrap_or_default(),
-            results: 0,
-        });
-        if current.get(&m.drive) == Some(&m.firmware) {
-            row.results += 1;
-            row.page = true;
-        }
-    }
+        .collect())
+}
 
-    for row in drives.values_mut() {
-        row.history = analysis::firmwares(&summaries, &row.id).len() > 1;
+/// Renders the lab's results and commentary into `site/`: every page, each chart's SVG,
+/// PNG (and CSV for line charts) under `site/charts/`, and the static files.
+pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
+    let tera = templates(lab)?;
+    let Site {
+        pages, mut report, ..
+    } = Site::build(lab, opts)?;
+    let site = lab.site_dir();
+    for p in &pages {
+        write_page(&tera, p.template, &p.ctx, &site, &p.id, &mut report)?;
     }
-
-    // A review page per drive: every chart it appears in, suite by suite in test order,
-    // the drive highlighted.
-    for row in drives.values() {
-        if !row.page {
-            continue;
-        }
-        let page = format!("drives/{}", row.id);
-        let notes = lab.commentary.get(&page).map(|c| &c.spec);
-        let mut sections: Vec<serde_json::Value> = Vec::new();
-        for (suite, (title, _, _)) in &suites {
-            let mut charts = Vec::new();
-            for (slot, f) in drive_slots(&figures, suite, &row.id) {
-                charts.push(chart_ctx(
-                    f,
-                    &slot,
-                    Some(&row.id),
-                    notes,
+    // Chart files: a PNG is rasterized only when its SVG changed (or is missing), in
+    // parallel; both are written atomically.
+    let mut rasterize = Vec::new();
+    for p in &pages {
+        for c in &p.charts {
+            let svg_rel = chart_file(&p.id, &c.id, "svg");
+            let png_rel = chart_file(&p.id, &c.id, "png");
+            let same = fs::read(site.join(&svg_rel)).is_ok_and(|old| old == c.svg.as_bytes());
+            put(&site, &svg_rel, c.svg.as_bytes(), &mut report)?;
+            if let Some(csv) = &c.csv {
+                put(
+                    &site,
+                    &chart_file(&p.id, &c.id, "csv"),
+                    csv.as_bytes(),
                     &mut report,
-                    &page,
-                )?);
+                )?;
             }
-            if !charts.is_empty() {
-                sections.push(serde_json::json!({"name": suite, "title": title, "charts": charts}));
+            if same && site.join(&png_rel).is_file() {
+                report.unchanged += 1;
+            } else {
+                rasterize.push((png_rel, c.svg.as_str()));
             }
         }
-        let mut ctx = page_context(&page, notes);
-        ctx.insert("drive", row);
-        ctx.insert("sections", &sections);
-        write_page(&tera, "drive.html", &ctx, &site, &page, &mut report)?;
     }
-    // Firmware history: each test of a drive under its previous and its current firmware.
-    let order = suite_order(lab);
-    for row in drives.values().filter(|r| r.history) {
-        let fws = analysis::firmwares(&summaries, &row.id);
-        let (old, new) = (&fws[fws.len() - 2], &fws[fws.len() - 1]);
-        let under = |fw: &str| {
-            analysis::figures_where(&summaries, &order, |m| {
-                m.drive == row.id && m.firmware == fw
-            })
-        };
-        let (before, after) = (under(old), under(new));
-        let page = format!("drives/{}-firmware", row.id);
-        let notes = lab.commentary.get(&page).map(|c| &c.spec);
-        let mut charts = Vec::new();
-        for b in &before {
-            let Some(a) = after
-                .iter()
-                .find(|a| a.suite == b.suite && a.test == b.test && a.variant == b.variant)
-            else {
-                continue;
-            };
-            let pair = Pair {
-                id: format!("{}.{}", b.suite, b.slot_id()),
-                dimension: "firmware".into(),
-                labels: (format!("firmware {old}"), format!("firmware {new}")),
-                context: b.variant_label.clone(),
-                a: b,
-                b: a,
-            };
-            charts.push(pair_ctx(&pair, notes, &mut report, &page)?);
-        }
-        let mut ctx = page_context(&page, notes);
-        ctx.insert("drive", row);
-        ctx.insert("firmwares", &fws);
-        ctx.insert("charts", &charts);
-        write_page(&tera, "firmware.html", &ctx, &site, &page, &mut report)?;
+    use rayon::prelude::*;
+    let pngs: Vec<(String, std::result::Result<Vec<u8>, String>)> = rasterize
+        .par_iter()
+        .map(|(rel, svg)| (rel.clone(), chart::to_png(svg)))
+        .collect();
+    for (rel, png) in pngs {
+        let png = png.map_err(|e| Error::Render(format!("{rel}: {e}")))?;
+        put(&site, &rel, &png, &mut report)?;
     }
-
-    let mut ctx = page_context("index", lab.commentary.get("index").map(|c| &c.spec));
-    ctx.insert("suites", &suite_links);
-    ctx.insert("drives", &drives.into_values().collect::<Vec<_>>());
-    ctx.insert("problems", &report.problems);
-    write_page(&tera, "index.html", &ctx, &site, "index", &mut report)?;
-
     for (rel, bytes) in STATIC {
         let custom = lab.root.join("templates/static").join(rel);
         let data = if custom.is_file() {

@@ -1,0 +1,274 @@
+//! Drive-vs-drive pages (one drive's figures as a share of another's) and per-test
+//! leaderboards (every drive under every firmware, ranked).
+
+use std::collections::BTreeMap;
+
+use crate::analysis::TestFigures;
+use crate::commentary::Commentary;
+use crate::error::{Error, Result};
+use crate::units::figure;
+
+use super::chart::{BarChart, BarItem};
+use super::{latency, unit_of, ChartCtx, DriveRow, Figure, Report, TableCtx, TableRow};
+
+/// A bar chart with its table, before it is placed on a page.
+pub(super) struct Bars {
+    chart: BarChart,
+    table: TableCtx,
+    figures: String,
+    draft: String,
+}
+
+impl Bars {
+    /// The chart's context on `page`, with its commentary slot.
+    pub fn into_ctx(
+        self,
+        notes: Option<&Commentary>,
+        report: &mut Report,
+        page: &str,
+    ) -> Result<ChartCtx> {
+        let svg = self.chart.to_svg().map_err(Error::Render)?;
+        Ok(Figure {
+            id: self.chart.id,
+            title: self.chart.title,
+            subtitle: self.chart.subtitle,
+            caption: self.chart.caption,
+            svg,
+            table: self.table,
+            csv: None,
+            figures: self.figures,
+            draft: self.draft,
+        }
+        .into_ctx(notes, report, page))
+    }
+}
+
+/// The test's title with its variant.
+fn test_title(f: &TestFigures) -> String {
+    if f.variant_label.is_empty() {
+        f.title.clone()
+    } else {
+        format!("{} ({})", f.title, f.variant_label)
+    }
+}
+
+/// Drive `a`'s performance as a share of drive `b`'s on every test of `suite` both ran
+/// (above 100%: `a` is better, whichever way the test's figure points); None when they
+/// share no test.
+pub(super) fn ratio(
+    figures: &[TestFigures],
+    suite: &str,
+    a: &DriveRow,
+    b: &DriveRow,
+) -> Option<Bars> {
+    let suite_title = figures
+        .iter()
+        .find(|f| f.suite == suite)
+        .map_or(suite, |f| f.suite_title.as_str());
+    let mut items = Vec::new();
+    let mut rows = Vec::new();
+    let mut lines = String::new();
+    let mut sentences = Vec::new();
+    for f in figures.iter().filter(|f| f.suite == suite) {
+        let (Some(x), Some(y)) = (
+            f.bars.iter().find(|x| x.drive == a.id),
+            f.bars.iter().find(|y| y.drive == b.id),
+        ) else {
+            continue;
+        };
+        let higher = f.better == "higher";
+        let share = match (higher, x.value > 0.0 && y.value > 0.0) {
+            (_, false) => f64::NAN,
+            (true, true) => x.value / y.value * 100.0,
+            (false, true) => y.value / x.value * 100.0,
+        };
+        let (unit, caption) = unit_of(&f.metric);
+        let title = test_title(f);
+        let sentence = if !share.is_finite() {
+            format!("{title}: no comparison (a figure is zero)")
+        } else if higher {
+            format!(
+                "the {} delivers {}% of the {}'s {title} {caption}",
+                a.name,
+                figure(share),
+                b.name
+            )
+        } else {
+            format!(
+                "the {}'s {title} {caption} is {}% of the {}'s",
+                a.name,
+                figure(x.value / y.value * 100.0),
+                b.name
+            )
+        };
+        lines.push_str(&format!(
+            "{}.{}|{}|{}|{}|{}\n",
+            f.test,
+            f.variant,
+            x.firmware,
+            figure(x.value),
+            y.firmware,
+            figure(y.value)
+        ));
+        rows.push(TableRow {
+            cells: vec![
+                title.clone(),
+                format!("{} {unit}", figure(x.value)),
+                format!("{} {unit}", figure(y.value)),
+                if share.is_finite() {
+                    format!("{}%", figure(share))
+                } else {
+                    "–".into()
+                },
+            ],
+            highlight: false,
+        });
+        sentences.push((share, sentence));
+        items.push(BarItem {
+            label: title,
+            value: share,
+            highlight: share.is_finite() && share >= 100.0,
+        });
+    }
+    if items.is_empty() {
+        return None;
+    }
+    // The draft names the widest lead and the widest deficit.
+    let mut ranked: Vec<&(f64, String)> = sentences.iter().filter(|(s, _)| s.is_finite()).collect();
+    ranked.sort_by(|p, q| q.0.total_cmp(&p.0));
+    let draft = match (ranked.first(), ranked.last()) {
+        (Some(best), Some(worst)) if ranked.len() > 1 => {
+            format!("At its best {}; at its worst {}.", best.1, worst.1)
+        }
+        (Some(only), _) => format!("{}.", capitalize(&only.1)),
+        _ => String::new(),
+    };
+    Some(Bars {
+        chart: BarChart {
+            id: suite.to_string(),
+            title: format!("{suite_title}: {} vs {}", a.name, b.name),
+            subtitle: format!(
+                "every test both ran; firmware {} and {}",
+                a.firmware, b.firmware
+            ),
+            caption: "the first drive's performance as % of the second's · above 100% it is better"
+                .into(),
+            bars: items,
+        },
+        table: TableCtx {
+            caption: format!("{} and {}, test by test", a.name, b.name),
+            head: vec![
+                "Test".into(),
+                a.name.clone(),
+                b.name.clone(),
+                format!("{} as % of {}", a.name, b.name),
+            ],
+            rows,
+            folded: false,
+        },
+        figures: lines,
+        draft,
+    })
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// One test variant across every drive and firmware with results, best first; entries
+/// under a firmware that is no longer the drive's current one are marked.
+pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars {
+    let (unit, caption) = unit_of(&f.metric);
+    let better = if f.better == "higher" {
+        "higher is better"
+    } else {
+        "lower is better"
+    };
+    let leader = f.bars.first().map_or(f64::NAN, |b| b.value);
+    let share = |v: f64| {
+        if leader > 0.0 && v.is_finite() {
+            if f.better == "higher" {
+                format!("{}%", figure(v / leader * 100.0))
+            } else {
+                format!("{}%", figure(leader / v * 100.0))
+            }
+        } else {
+            "–".into()
+        }
+    };
+    let is_current = |drive: &str, fw: &str| current.get(drive).is_some_and(|c| c == fw);
+    let label = |b: &crate::analysis::Bar| {
+        if is_current(&b.drive, &b.firmware) {
+            b.drive_name.clone()
+        } else {
+            format!("{} (fw {})", b.drive_name, b.firmware)
+        }
+    };
+    Bars {
+        chart: BarChart {
+            id: f.variant.clone(),
+            title: test_title(f),
+            subtitle: f.workload.clone(),
+            caption: format!("{caption} · {better}"),
+            bars: f
+                .bars
+                .iter()
+                .map(|b| BarItem {
+                    label: label(b),
+                    value: b.value,
+                    highlight: false,
+                })
+                .collect(),
+        },
+        table: TableCtx {
+            caption: format!("{}: every drive and firmware, ranked", test_title(f)),
+            head: [
+                "Rank",
+                "Drive",
+                "Firmware",
+                unit,
+                "Of the leader",
+                "Mean latency",
+                "99th percentile",
+                "Maximum",
+                "Runs",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: f
+                .bars
+                .iter()
+                .enumerate()
+                .map(|(i, b)| TableRow {
+                    cells: vec![
+                        (i + 1).to_string(),
+                        b.drive_name.clone(),
+                        if is_current(&b.drive, &b.firmware) {
+                            format!("{} (current)", b.firmware)
+                        } else {
+                            b.firmware.clone()
+                        },
+                        figure(b.value),
+                        share(b.value),
+                        latency(b.lat_mean_us),
+                        latency(b.lat_p99_us),
+                        latency(b.lat_max_us),
+                        b.repeats.to_string(),
+                    ],
+                    highlight: false,
+                })
+                .collect(),
+            folded: false,
+        },
+        figures: f
+            .bars
+            .iter()
+            .map(|b| format!("{}|{}|{}\n", b.drive, b.firmware, figure(b.value)))
+            .collect(),
+        draft: super::draft(f, None),
+    }
+}
