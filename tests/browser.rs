@@ -73,7 +73,11 @@ fn every_link_and_resource_resolves() {
     for rel in &pages {
         let html = fs::read_to_string(root.join(rel)).unwrap();
         let sections = html.matches("<section class=\"test\"").count();
-        assert_eq!(html.matches(">PNG, 1200 px</a>").count(), sections, "{rel:?}");
+        assert_eq!(
+            html.matches(">PNG, 1200 px</a>").count(),
+            sections,
+            "{rel:?}"
+        );
         for (target, file) in links(&root.join(rel), &html) {
             if target.ends_with(".png") {
                 let png = fs::read(&file).unwrap();

@@ -797,6 +797,7 @@ impl<'a> Site<'a> {
         ctx.insert("drives", &drives.values().collect::<Vec<_>>());
         ctx.insert("compared", &compared);
         ctx.insert("leaderboards", &boards);
+        ctx.insert("runs", &site.latest_runs(&drives));
         ctx.insert("problems", &site.report.problems);
         site.pages.push(PageOut {
             id: "index".into(),
@@ -1191,6 +1192,40 @@ impl<'a> Site<'a> {
             });
         }
         Ok(links)
+    }
+
+    /// The latest runs: each drive, firmware and suite with results, the day its last job
+    /// finished (as the manifests record it) and its number of jobs, newest first.
+    fn latest_runs(&self, drives: &BTreeMap<String, DriveRow>) -> Vec<serde_json::Value> {
+        let mut runs: BTreeMap<(&str, &str, &str), (&str, usize)> = BTreeMap::new();
+        for (j, _) in &self.summaries {
+            let m = &j.manifest;
+            let e = runs
+                .entry((&m.drive, &m.firmware, &m.suite))
+                .or_insert((&m.finished_at, 0));
+            e.0 = e.0.max(m.finished_at.as_str());
+            e.1 += 1;
+        }
+        let mut runs: Vec<_> = runs.into_iter().collect();
+        // Newest day first; within a day by drive, firmware and suite, so that the order
+        // does not depend on which of two parallel jobs finished first.
+        let day = |t: &str| t.get(..10).unwrap_or(t).to_string();
+        runs.sort_by(|a, b| day(b.1 .0).cmp(&day(a.1 .0)).then(a.0.cmp(&b.0)));
+        runs.into_iter()
+            .take(12)
+            .map(|((drive, firmware, suite), (finished, jobs))| {
+                let row = drives.get(drive);
+                serde_json::json!({
+                    "drive": drive,
+                    "name": row.map_or(drive, |r| r.name.as_str()),
+                    "page": row.is_some_and(|r| r.page && r.firmware == firmware),
+                    "firmware": firmware,
+                    "suite": suite,
+                    "day": finished.get(..10).unwrap_or(finished),
+                    "jobs": jobs,
+                })
+            })
+            .collect()
     }
 
     /// Commentary slots with no chart on their page: kept in their files, reported here.
