@@ -621,6 +621,7 @@ fn drives(lab_dir: &Path) -> Result<()> {
         let s = &d.spec;
         let target = match &s.target {
             TargetSpec::Sim(_) => "simulated".to_string(),
+            TargetSpec::Ssd(_) => "simulated SSD".to_string(),
             TargetSpec::Path(p) => p.path.display().to_string(),
         };
         println!(

@@ -58,6 +58,8 @@ impl DriveSpec {
 pub enum TargetSpec {
     /// A file or a block device.
     Path(PathTarget),
+    /// A simulated SSD (`ssd:`).
+    Ssd(Box<SsdSpec>),
     /// A simulated drive.
     Sim(SimSpec),
 }
@@ -109,6 +111,113 @@ pub struct SimSpec {
     pub logical_block: Option<Size>,
 }
 
+/// Parameters of a simulated SSD (`ssd:` in a drive file): its host link, controller,
+/// NAND array and FTL. Figures come from modelling each request against these resources.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsdSpec {
+    /// Usable host link rate (SATA 3 Gbps ≈ 280MB/s, 6 Gbps ≈ 550MB/s).
+    pub link_rate: Rate,
+    /// Per-command cost on the link and in the controller.
+    pub command_overhead: Duration,
+    /// Controller time per write command (mapping updates, bookkeeping), one at a time:
+    /// what bounds small random writes on the controllers of the era.
+    #[serde(default)]
+    pub write_overhead: Option<Duration>,
+    /// Flash channels.
+    pub channels: u32,
+    /// Dies on each channel (each an independent unit with its own busy time).
+    pub dies_per_channel: u32,
+    /// Transfer rate of one channel's bus.
+    pub channel_rate: Rate,
+    /// NAND page size.
+    pub page: Size,
+    /// Pages per erase block.
+    pub pages_per_block: u32,
+    /// Page read time (tR).
+    pub read: Duration,
+    /// Page program time (tPROG).
+    pub program: Duration,
+    /// Block erase time (tBERS).
+    pub erase: Duration,
+    /// Bytes of NAND on board; what exceeds the user capacity is spare area.
+    pub raw_capacity: Size,
+    /// Write buffer (DRAM or SRAM) in front of the NAND.
+    pub buffer: Size,
+    /// The FTL: `page` (page-mapped, greedy garbage collection) or `block` (block-mapped
+    /// with a small log area, merged when it runs out).
+    pub ftl: FtlKind,
+    /// Block FTL: log blocks.
+    #[serde(default)]
+    pub log_blocks: Option<u32>,
+    /// Page FTL: garbage collection starts when a die has this many free blocks left.
+    #[serde(default)]
+    pub gc_free_blocks: Option<u32>,
+    /// Page FTL: the victim policy, `greedy` (fewest valid pages) or `fifo` (oldest
+    /// written, as early firmware did).
+    #[serde(default)]
+    pub gc_policy: Option<GcPolicy>,
+    /// Whether writes not aligned to the page are remapped (at `remap_cost` each); if not,
+    /// the controller reads the partly written pages first (read-modify-write).
+    pub remap: bool,
+    /// Controller time to remap a write not aligned to the page.
+    #[serde(default)]
+    pub remap_cost: Option<Duration>,
+    /// Inline compression of the data written (SandForce DuraWrite): NAND receives the
+    /// LZ4-compressed size of each write's actual data.
+    #[serde(default)]
+    pub compression: bool,
+    /// Parameter sets by firmware revision: the drive's `firmware:` picks one, whose keys
+    /// replace those above.
+    #[serde(default)]
+    pub firmwares: std::collections::BTreeMap<String, SsdFirmware>,
+}
+
+/// What a firmware revision changes in an SSD's parameters.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsdFirmware {
+    /// See [`SsdSpec::gc_policy`].
+    #[serde(default)]
+    pub gc_policy: Option<GcPolicy>,
+    /// See [`SsdSpec::gc_free_blocks`].
+    #[serde(default)]
+    pub gc_free_blocks: Option<u32>,
+    /// See [`SsdSpec::command_overhead`].
+    #[serde(default)]
+    pub command_overhead: Option<Duration>,
+    /// Sustained random-write limiter: at most this many small (< 16 KiB) writes a second
+    /// (the SF-1200 mass-production firmware's cap).
+    #[serde(default)]
+    pub small_write_iops: Option<u32>,
+    /// See [`SsdSpec::remap_cost`].
+    #[serde(default)]
+    pub remap_cost: Option<Duration>,
+    /// See [`SsdSpec::write_overhead`].
+    #[serde(default)]
+    pub write_overhead: Option<Duration>,
+}
+
+/// The FTL of a simulated SSD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FtlKind {
+    /// Page-mapped, with garbage collection.
+    Page,
+    /// Block-mapped with a log area (JMicron JMF602 class).
+    Block,
+}
+
+/// Garbage-collection victim policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcPolicy {
+    /// The block with the fewest valid pages.
+    Greedy,
+    /// The oldest written block.
+    Fifo,
+}
+
 /// The simulation models roundup knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -142,6 +251,8 @@ struct RawDrive {
     engine: Option<EngineChoice>,
     #[serde(default)]
     sim: Option<SimSpec>,
+    #[serde(default)]
+    ssd: Option<SsdSpec>,
 }
 
 impl<'de> Deserialize<'de> for DriveSpec {
@@ -153,6 +264,32 @@ impl<'de> Deserialize<'de> for DriveSpec {
                     "firmware: expected a revision without '/', '\\', '=' or control characters, found {fw:?}"
                 )));
             }
+        }
+        if let Some(ssd) = raw.ssd {
+            if raw.path.is_some() || raw.sim.is_some() {
+                return Err(D::Error::custom(
+                    "expected one target: `path:`, `sim:` or `ssd:`, found several",
+                ));
+            }
+            validate_ssd(&ssd, raw.capacity.0).map_err(D::Error::custom)?;
+            if let Some(fw) = &raw.firmware {
+                if !ssd.firmwares.is_empty() && !ssd.firmwares.contains_key(fw) {
+                    return Err(D::Error::custom(format!(
+                        "firmware: expected one of the revisions under ssd.firmwares ({}), found {fw:?}",
+                        ssd.firmwares.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            }
+            return Ok(DriveSpec {
+                id: raw.id,
+                vendor: raw.vendor,
+                model: raw.model,
+                capacity: raw.capacity.0,
+                controller: raw.controller,
+                firmware: raw.firmware,
+                interface: raw.interface,
+                target: TargetSpec::Ssd(Box::new(ssd)),
+            });
         }
         let target = match (raw.path, raw.sim) {
             (Some(path), None) => TargetSpec::Path(PathTarget {
@@ -200,4 +337,44 @@ impl<'de> Deserialize<'de> for DriveSpec {
             target,
         })
     }
+}
+
+/// Checks an SSD's parameters against each other and the capacity.
+fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
+    let units = s.channels as u64 * s.dies_per_channel as u64;
+    if s.channels == 0 || s.dies_per_channel == 0 || units > 4096 {
+        return Err(format!(
+            "ssd.channels × ssd.dies_per_channel: expected 1 to 4096 dies, found {units}"
+        ));
+    }
+    if !s.page.0.is_power_of_two() || !(512..=65536).contains(&s.page.0) {
+        return Err(format!(
+            "ssd.page: expected a power of two from 512 B to 64 KiB, found {} B",
+            s.page.0
+        ));
+    }
+    if !(8..=4096).contains(&s.pages_per_block) {
+        return Err(format!(
+            "ssd.pages_per_block: expected 8 to 4096, found {}",
+            s.pages_per_block
+        ));
+    }
+    let block = s.page.0 * s.pages_per_block as u64;
+    let blocks_per_die = s.raw_capacity.0 / block / units;
+    // Room for the user data, plus a few blocks per die to garbage-collect into.
+    if s.raw_capacity.0 < capacity + units * block * 4 || blocks_per_die < 8 {
+        return Err(format!(
+            "ssd.raw_capacity: expected more NAND than the capacity ({capacity} B) plus four \
+             blocks per die ({} B), found {} B",
+            units * block * 4,
+            s.raw_capacity.0
+        ));
+    }
+    if s.ftl == FtlKind::Block && s.log_blocks.unwrap_or(0) == 0 {
+        return Err("ssd.log_blocks: expected at least 1 for a block-mapped FTL".into());
+    }
+    if s.buffer.0 < s.page.0 {
+        return Err("ssd.buffer: expected at least one page".into());
+    }
+    Ok(())
 }

@@ -107,7 +107,7 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
     {
         let drive_engine = match &drive.spec.target {
             TargetSpec::Path(p) => p.engine,
-            TargetSpec::Sim(_) => None,
+            TargetSpec::Sim(_) | TargetSpec::Ssd(_) => None,
         };
         for suite in lab
             .suites
@@ -172,6 +172,15 @@ impl Plan {
                     Length::Count(_) => None,
                 },
                 virtual_s: None,
+            },
+            // The SSD model's speed depends on the drive's state: only its simulated time is
+            // known ahead.
+            TargetSpec::Ssd(_) => Estimate {
+                wall_s: None,
+                virtual_s: match w.length {
+                    Length::Duration(ns) => Some((ns + w.warmup_ns) as f64 / 1e9),
+                    Length::Count(_) => None,
+                },
             },
             TargetSpec::Sim(sim) => {
                 let iops = crate::target::sim::estimate_iops(sim, w);

@@ -6,6 +6,7 @@ mod buffer;
 pub mod device;
 mod file;
 pub mod sim;
+pub mod ssd;
 mod uring;
 
 use std::collections::BTreeMap;
@@ -155,6 +156,7 @@ pub fn open(
 ) -> Result<Box<dyn Target>> {
     match &spec.target {
         TargetSpec::Sim(sim) => Ok(Box::new(SimpleSim::new(spec, sim)?)),
+        TargetSpec::Ssd(ssd) => Ok(Box::new(ssd::SsdSim::new(spec, ssd)?)),
         TargetSpec::Path(p) => {
             let path = if p.path.is_absolute() {
                 p.path.clone()

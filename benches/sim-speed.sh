@@ -1,0 +1,42 @@
+#!/bin/sh
+# Speed of the simulated SSD (issue 4): simulated I/Os per second of wall time on one core,
+# raw samples written, for 2 million 4 KiB random writes at QD3 on a page-mapped drive
+# (Intel X25-M G2) and on a compressing one with incompressible data (OCZ Vertex LE); then
+# the full anandtech-2010 and bit-tech-2009 suites on the whole lab of drives/.
+#
+#   benches/sim-speed.sh [WORK_DIR]          (default /tmp/roundup-sim-speed)
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-/tmp/roundup-sim-speed}
+bin=${ROUNDUP:-${CARGO_TARGET_DIR:-$here/target}/release/roundup}
+[ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 1; }
+rm -rf "$work" && mkdir -p "$work/one/suites" "$work/one/drives"
+cat > "$work/one/suites/speed.yaml" <<'YAML'
+name: speed
+title: simulation speed
+seed: 1
+tests:
+  - id: random-write-4k
+    title: 4K random write
+    operation: write
+    pattern: random
+    block_size: 4KiB
+    span: 8GiB
+    queue_depth: 3
+    count: 2000000
+    data: incompressible
+    metric: iops
+YAML
+for d in intel-x25m-g2-160 ocz-vertex-le-100; do
+    rm -rf "$work/one/results" "$work/one/drives/"*
+    cp "$here/drives/$d.yaml" "$work/one/drives/"
+    start=$(date +%s.%N)
+    (cd "$work/one" && taskset -c 0 "$bin" run >/dev/null)
+    end=$(date +%s.%N)
+    python3 -c "import sys; s=float(sys.argv[2])-float(sys.argv[1]); print(f'$d: 2,000,000 I/Os in {s:.2f} s on one core: {2e6/s:,.0f} simulated I/Os per second')" "$start" "$end"
+done
+mkdir -p "$work/lab" && cp -r "$here/suites" "$here/drives" "$work/lab/"
+start=$(date +%s.%N)
+(cd "$work/lab" && "$bin" run --suite anandtech-2010 --suite bit-tech-2009 >/dev/null)
+end=$(date +%s.%N)
+python3 -c "import sys; print(f'full anandtech-2010 and bit-tech-2009 on the lab ({sys.argv[3]} drives): {float(sys.argv[2])-float(sys.argv[1]):.0f} s')" "$start" "$end" "$(ls "$here/drives" | wc -l)"

@@ -1,0 +1,168 @@
+//! The simulated SSDs of the shipped lab (drives/) against the reviews' figures and
+//! relations (shared/reference/review-methods.md). Each test runs the model; the figures
+//! come from its mechanisms, the tolerances from the issue (±20%).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use common::{stderr, TestLab};
+
+/// A lab with these drives from the repository's drives/ and one suite.
+fn lab(drives: &[&str], suite: &str) -> TestLab {
+    let lab = TestLab::new();
+    for d in drives {
+        let text =
+            fs::read_to_string(format!("{}/drives/{d}.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        lab.write(&format!("drives/{d}.yaml"), &text);
+    }
+    lab.write("suites/t.yaml", suite);
+    lab
+}
+
+/// Runs the lab and returns each (drive, test, variant)'s summary row (first repeat).
+fn run(lab: &TestLab) -> BTreeMap<(String, String, String), serde_json::Value> {
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = lab.roundup(&["summary", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    rows.into_iter()
+        .filter(|r| r["repeat"] == 1)
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap().to_string();
+            ((s("drive"), s("test"), s("variant")), r)
+        })
+        .collect()
+}
+
+fn near(value: f64, review: f64, what: &str) {
+    assert!(
+        (value / review - 1.0).abs() <= 0.20,
+        "{what}: model {value:.3}, review {review} (more than 20% apart)"
+    );
+}
+
+#[test]
+fn bit_tech_random_write_figures_and_order() {
+    // bit-tech's test (4 KiB random write, QD3, 4 GiB), 20 s instead of 2 min.
+    let lab = lab(
+        &["intel-x25m-g2-160", "ocz-vertex-120", "ocz-core-v2-120"],
+        "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 20s\n    data: incompressible\n    metric: mb_per_s\n",
+    );
+    let r = run(&lab);
+    let get = |d: &str, k: &str| {
+        r[&(d.into(), "rw".into(), "base".into())][k]
+            .as_f64()
+            .unwrap()
+    };
+    near(get("intel-x25m-g2-160", "mb_per_s"), 28.87, "X25-M MB/s");
+    near(get("ocz-vertex-120", "mb_per_s"), 9.97, "Vertex MB/s");
+    near(
+        get("ocz-vertex-120", "lat_mean_us") / 1e3,
+        1.16,
+        "Vertex mean ms",
+    );
+    near(
+        get("ocz-core-v2-120", "lat_mean_us") / 1e3,
+        350.0,
+        "JMF602 mean ms",
+    );
+    assert!(get("ocz-core-v2-120", "lat_max_us") >= get("ocz-core-v2-120", "lat_mean_us"));
+    assert!(
+        get("intel-x25m-g2-160", "mb_per_s") > get("ocz-vertex-120", "mb_per_s")
+            && get("ocz-vertex-120", "mb_per_s") > 10.0 * get("ocz-core-v2-120", "mb_per_s"),
+        "the order of the drives"
+    );
+}
+
+#[test]
+fn sandforce_differs_with_the_data_others_do_not() {
+    let lab = lab(
+        &["ocz-vertex-le-100", "intel-x25m-g2-160"],
+        "name: t\ntitle: t\nseed: 1\ntests:\n  - id: sw\n    title: sw\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    duration: 5s\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n",
+    );
+    let r = run(&lab);
+    let get = |d: &str, v: &str| {
+        r[&(d.into(), "sw".into(), format!("data-{v}"))]["mb_per_s"]
+            .as_f64()
+            .unwrap()
+    };
+    let sf = get("ocz-vertex-le-100", "compressible") / get("ocz-vertex-le-100", "incompressible");
+    assert!(
+        sf > 1.5,
+        "SandForce compressible / incompressible = {sf:.2}"
+    );
+    let intel =
+        get("intel-x25m-g2-160", "compressible") / get("intel-x25m-g2-160", "incompressible");
+    assert!((intel - 1.0).abs() < 0.02, "Intel: {intel:.3}");
+    // The same suite, drives and seed give the same samples, byte for byte.
+    let again = lab.roundup(&["run"]);
+    assert!(again.status.success());
+    let file = "results/drive=ocz-vertex-le-100/firmware=1.0/suite=t/test=sw/variant=data-compressible/repeat=1/samples.parquet";
+    let before = fs::read(lab.path().join(file)).unwrap();
+    let other = self::lab(
+        &["ocz-vertex-le-100", "intel-x25m-g2-160"],
+        &fs::read_to_string(lab.path().join("suites/t.yaml")).unwrap(),
+    );
+    assert!(other.roundup(&["run"]).status.success());
+    assert_eq!(before, fs::read(other.path().join(file)).unwrap());
+}
+
+#[test]
+fn alignment_costs_the_c300_a_read_modify_write() {
+    let lab = lab(
+        &["crucial-c300-256", "intel-x25m-g2-160", "ocz-vertex-120", "ocz-vertex-le-100"],
+        "name: t\ntitle: t\nseed: 2010\ntests:\n  - id: fill\n    title: fill\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: 8GiB\n    queue_depth: 4\n    count: 65536\n    metric: mb_per_s\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 5s\n    data: compressible\n    metric: mb_per_s\n    variants:\n      align: [512B, 4KiB]\n",
+    );
+    let r = run(&lab);
+    let get = |d: &str, v: &str| {
+        r[&(d.into(), "rw".into(), format!("align-{v}"))]["mb_per_s"]
+            .as_f64()
+            .unwrap()
+    };
+    let c300 = (
+        get("crucial-c300-256", "512b"),
+        get("crucial-c300-256", "4k"),
+    );
+    // On a used span (filled first), as the reviews' drives were.
+    assert!(c300.1 > 3.0 * c300.0, "C300 512 B vs 4 KiB: {c300:?}");
+    let intel = (
+        get("intel-x25m-g2-160", "512b"),
+        get("intel-x25m-g2-160", "4k"),
+    );
+    assert!(intel.1 / intel.0 < 1.15, "Intel gains little: {intel:?}");
+    // At 512 B: the C300 a bit above the Indilinx drive and below Intel; the Vertex LE on top.
+    assert!(c300.0 > get("ocz-vertex-120", "512b") && c300.0 < intel.0);
+    assert!(get("ocz-vertex-le-100", "512b") > intel.0);
+}
+
+#[test]
+fn a_faster_drive_is_capped_by_a_3gbps_link() {
+    let drive = |id: &str, link: &str| {
+        format!(
+            "id: {id}\nvendor: Acme\nmodel: Fast\ncapacity: 64GB\nssd:\n  link_rate: {link}\n  command_overhead: 10us\n  channels: 16\n  dies_per_channel: 2\n  channel_rate: 100MB/s\n  page: 4KiB\n  pages_per_block: 128\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 70GB\n  buffer: 64MiB\n  ftl: page\n  remap: true\n"
+        )
+    };
+    let lab = TestLab::new();
+    lab.write("drives/on-3g.yaml", &drive("on-3g", "280MB/s"));
+    lab.write("drives/on-6g.yaml", &drive("on-6g", "550MB/s"));
+    lab.write(
+        "suites/t.yaml",
+        "name: t\ntitle: t\nseed: 1\ntests:\n  - id: fill\n    title: fill\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: 2GiB\n    queue_depth: 8\n    count: 16384\n    metric: mb_per_s\n  - id: sr\n    title: sr\n    operation: read\n    pattern: sequential\n    block_size: 128KiB\n    span: 2GiB\n    queue_depth: 8\n    duration: 2s\n    metric: mb_per_s\n",
+    );
+    let r = run(&lab);
+    let get = |d: &str| {
+        r[&(d.into(), "sr".into(), "base".into())]["mb_per_s"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(get("on-3g") <= 280.0, "3 Gbps: {}", get("on-3g"));
+    assert!(
+        get("on-6g") > 300.0 && get("on-6g") > 1.3 * get("on-3g"),
+        "6 Gbps: {} (3 Gbps: {})",
+        get("on-6g"),
+        get("on-3g")
+    );
+}
