@@ -622,6 +622,7 @@ fn drives(lab_dir: &Path) -> Result<()> {
         let target = match &s.target {
             TargetSpec::Sim(_) => "simulated".to_string(),
             TargetSpec::Ssd(_) => "simulated SSD".to_string(),
+            TargetSpec::Hdd(_) => "simulated hard disk".to_string(),
             TargetSpec::Path(p) => p.path.display().to_string(),
         };
         println!(

@@ -60,6 +60,8 @@ pub enum TargetSpec {
     Path(PathTarget),
     /// A simulated SSD (`ssd:`).
     Ssd(Box<SsdSpec>),
+    /// A simulated hard disk (`hdd:`).
+    Hdd(HddSpec),
     /// A simulated drive.
     Sim(SimSpec),
 }
@@ -173,6 +175,32 @@ pub struct SsdSpec {
     pub firmwares: std::collections::BTreeMap<String, SsdFirmware>,
 }
 
+/// Parameters of a simulated hard disk (`hdd:` in a drive file).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HddSpec {
+    /// Spindle speed, revolutions per minute.
+    pub rpm: u32,
+    /// Usable host link rate.
+    pub link_rate: Rate,
+    /// Per-command cost on the link and in the controller.
+    pub command_overhead: Duration,
+    /// Seek to the next track.
+    pub seek_track_to_track: Duration,
+    /// Average seek (a third of the stroke).
+    pub seek_average: Duration,
+    /// Full-stroke seek.
+    pub seek_full_stroke: Duration,
+    /// Media rate on the outer tracks (the start of the disk).
+    pub outer_rate: Rate,
+    /// Media rate on the inner tracks (the end).
+    pub inner_rate: Rate,
+    /// Cache: write-back for writes, read-ahead for reads.
+    pub cache: Size,
+    /// How far the head reads ahead after a read.
+    pub read_ahead: Size,
+}
+
 /// What a firmware revision changes in an SSD's parameters.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -253,6 +281,8 @@ struct RawDrive {
     sim: Option<SimSpec>,
     #[serde(default)]
     ssd: Option<SsdSpec>,
+    #[serde(default)]
+    hdd: Option<HddSpec>,
 }
 
 impl<'de> Deserialize<'de> for DriveSpec {
@@ -264,6 +294,42 @@ impl<'de> Deserialize<'de> for DriveSpec {
                     "firmware: expected a revision without '/', '\\', '=' or control characters, found {fw:?}"
                 )));
             }
+        }
+        if let Some(hdd) = raw.hdd {
+            if raw.path.is_some() || raw.sim.is_some() || raw.ssd.is_some() {
+                return Err(D::Error::custom(
+                    "expected one target: `path:`, `sim:`, `ssd:` or `hdd:`, found several",
+                ));
+            }
+            let d = &hdd;
+            if d.rpm < 1000 || d.rpm > 20000 {
+                return Err(D::Error::custom(format!(
+                    "hdd.rpm: expected 1000 to 20000, found {}",
+                    d.rpm
+                )));
+            }
+            if !(d.seek_track_to_track.0 <= d.seek_average.0
+                && d.seek_average.0 < d.seek_full_stroke.0)
+            {
+                return Err(D::Error::custom(
+                    "hdd: expected seek_track_to_track <= seek_average < seek_full_stroke",
+                ));
+            }
+            if d.inner_rate.0 > d.outer_rate.0 || d.inner_rate.0 <= 0.0 {
+                return Err(D::Error::custom(
+                    "hdd.inner_rate: expected above zero and at most outer_rate",
+                ));
+            }
+            return Ok(DriveSpec {
+                id: raw.id,
+                vendor: raw.vendor,
+                model: raw.model,
+                capacity: raw.capacity.0,
+                controller: raw.controller,
+                firmware: raw.firmware,
+                interface: raw.interface,
+                target: TargetSpec::Hdd(hdd),
+            });
         }
         if let Some(ssd) = raw.ssd {
             if raw.path.is_some() || raw.sim.is_some() {

@@ -107,7 +107,7 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
     {
         let drive_engine = match &drive.spec.target {
             TargetSpec::Path(p) => p.engine,
-            TargetSpec::Sim(_) | TargetSpec::Ssd(_) => None,
+            TargetSpec::Sim(_) | TargetSpec::Ssd(_) | TargetSpec::Hdd(_) => None,
         };
         for suite in lab
             .suites
@@ -175,7 +175,7 @@ impl Plan {
             },
             // The SSD model's speed depends on the drive's state: only its simulated time is
             // known ahead.
-            TargetSpec::Ssd(_) => Estimate {
+            TargetSpec::Ssd(_) | TargetSpec::Hdd(_) => Estimate {
                 wall_s: None,
                 virtual_s: match w.length {
                     Length::Duration(ns) => Some((ns + w.warmup_ns) as f64 / 1e9),

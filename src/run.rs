@@ -206,9 +206,12 @@ pub fn run(
             }
         }
     };
-    let (sims, reals): (Vec<Group>, Vec<Group>) = groups
-        .into_iter()
-        .partition(|g| matches!(g.drive.spec.target, TargetSpec::Sim(_) | TargetSpec::Ssd(_)));
+    let (sims, reals): (Vec<Group>, Vec<Group>) = groups.into_iter().partition(|g| {
+        matches!(
+            g.drive.spec.target,
+            TargetSpec::Sim(_) | TargetSpec::Ssd(_) | TargetSpec::Hdd(_)
+        )
+    });
     // Real drives alone (no simulation competing for the CPU), then simulations in parallel.
     reals.into_iter().for_each(run_group);
     sims.into_par_iter().for_each(run_group);

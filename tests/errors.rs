@@ -34,6 +34,48 @@ fn malformed_suite_names_file_line_column_field() {
 }
 
 #[test]
+fn simulated_drive_parameters_are_checked() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    let ssd = "id: s\nvendor: A\nmodel: S\ncapacity: 64GB\nfirmware: \"2\"\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 4\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 128\n  read: 50us\n  program: 900us\n  erase: 3ms\n  raw_capacity: 64GB\n  buffer: 1MiB\n  ftl: page\n  remap: true\n  firmwares:\n    \"1\": {}\n";
+    lab.write("drives/s.yaml", ssd);
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("drives/s.yaml")
+            && err.contains("ssd.raw_capacity: expected more NAND than the capacity"),
+        "{err}"
+    );
+    lab.write(
+        "drives/s.yaml",
+        &ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB"),
+    );
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains(
+            "firmware: expected one of the revisions under ssd.firmwares (1), found \"2\""
+        ),
+        "{err}"
+    );
+    lab.write(
+        "drives/s.yaml",
+        &ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB")
+            .replace("  ftl: page\n", "  ftl: pages\n"),
+    );
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("drives/s.yaml:") && err.contains("ftl"),
+        "{err}"
+    );
+    let hdd = "id: s\nvendor: A\nmodel: D\ncapacity: 1TB\nhdd:\n  rpm: 7200\n  link_rate: 280MB/s\n  command_overhead: 50us\n  seek_track_to_track: 0.8ms\n  seek_average: 19ms\n  seek_full_stroke: 18ms\n  outer_rate: 115MB/s\n  inner_rate: 55MB/s\n  cache: 32MiB\n  read_ahead: 512KiB\n";
+    lab.write("drives/s.yaml", hdd);
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("seek_track_to_track <= seek_average < seek_full_stroke"),
+        "{err}"
+    );
+}
+
+#[test]
 fn review_file_names_unknown_drives_and_keys() {
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);

@@ -5,6 +5,7 @@
 mod buffer;
 pub mod device;
 mod file;
+pub mod hdd;
 pub mod sim;
 pub mod ssd;
 mod uring;
@@ -157,6 +158,7 @@ pub fn open(
     match &spec.target {
         TargetSpec::Sim(sim) => Ok(Box::new(SimpleSim::new(spec, sim)?)),
         TargetSpec::Ssd(ssd) => Ok(Box::new(ssd::SsdSim::new(spec, ssd)?)),
+        TargetSpec::Hdd(hdd) => Ok(Box::new(hdd::HddSim::new(spec, hdd)?)),
         TargetSpec::Path(p) => {
             let path = if p.path.is_absolute() {
                 p.path.clone()

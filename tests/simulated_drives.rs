@@ -1,4 +1,4 @@
-//! The simulated SSDs of the shipped lab (drives/) against the reviews' figures and
+//! The simulated drives of the shipped lab (drives/) against the reviews' figures and
 //! relations (shared/reference/review-methods.md). Each test runs the model; the figures
 //! come from its mechanisms, the tolerances from the issue (±20%).
 
@@ -165,4 +165,25 @@ fn a_faster_drive_is_capped_by_a_3gbps_link() {
         get("on-6g"),
         get("on-3g")
     );
+}
+
+#[test]
+fn the_hard_disk_seeks_spins_and_streams() {
+    let lab = lab(
+        &["samsung-spinpoint-f1-1tb", "ocz-vertex-120"],
+        "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: sr\n    title: sr\n    operation: read\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    duration: 5s\n    metric: mb_per_s\n  - id: rr\n    title: rr\n    operation: read\n    pattern: random\n    block_size: 4KiB\n    span: full\n    queue_depth: 1\n    duration: 10s\n    metric: iops\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    data: incompressible\n    metric: mb_per_s\n",
+    );
+    let r = run(&lab);
+    let get =
+        |d: &str, t: &str, k: &str| r[&(d.into(), t.into(), "base".into())][k].as_f64().unwrap();
+    let disk = "samsung-spinpoint-f1-1tb";
+    // Streaming from the outer zone at its media rate, read-ahead hiding the gaps.
+    let sr = get(disk, "sr", "mb_per_s");
+    assert!(sr > 100.0 && sr <= 115.0, "sequential read {sr}");
+    // Random reads over the whole disk: an average seek plus half a turn each.
+    let rr = get(disk, "rr", "lat_mean_us") / 1e3;
+    assert!(rr > 11.0 && rr < 15.5, "random read {rr} ms");
+    // bit-tech: the disk's 4 KiB random write about a tenth of the Vertex's.
+    let ratio = get(disk, "rw", "mb_per_s") / get("ocz-vertex-120", "rw", "mb_per_s");
+    assert!(ratio > 0.07 && ratio < 0.14, "disk / Vertex = {ratio:.3}");
 }
