@@ -14,7 +14,7 @@
 //! blocks, busy times) persists across the jobs of a run, so a used drive behaves like one.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap};
 
 use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
 use crate::drive::{DriveSpec, FtlKind, GcPolicy, SsdSpec};
@@ -120,9 +120,19 @@ struct Block {
     entries: Vec<(u32, u32)>,
     valid: u64,
     used: u64,
-    /// When it was closed (FIFO order).
-    closed_at: u64,
     closed: bool,
+    /// Where it is among its die's victims (greedy): bucket and index.
+    bucket: u32,
+    pos: u32,
+}
+
+/// The closed blocks of one die, as garbage-collection candidates: in buckets by how much
+/// valid data they hold (greedy picks from the emptiest), or in the order they were closed
+/// (FIFO). Moving a block between buckets is O(1), which keeps invalidation cheap.
+#[derive(Debug, Clone, Default)]
+struct Victims {
+    buckets: Vec<Vec<u32>>,
+    fifo: std::collections::VecDeque<u32>,
 }
 
 /// The page-mapped FTL: logical pages appended to the open block of a die.
@@ -133,9 +143,8 @@ struct PageFtl {
     /// Free blocks of each die: taken from the back, erased ones returned to the front.
     free: Vec<std::collections::VecDeque<u32>>,
     open: Vec<Option<u32>>,
-    /// Closed blocks of each die by victim key (valid bytes, or close order).
-    closed: Vec<BTreeSet<(u64, u32)>>,
-    close_seq: u64,
+    /// Closed blocks of each die.
+    closed: Vec<Victims>,
     /// The die whose page is being filled.
     die: usize,
 }
@@ -222,8 +231,13 @@ impl SsdSim {
                         .map(|d| (d * bpd..(d + 1) * bpd).rev().collect())
                         .collect(),
                     open: vec![None; p.dies],
-                    closed: vec![BTreeSet::new(); p.dies],
-                    close_seq: 0,
+                    closed: vec![
+                        Victims {
+                            buckets: vec![Vec::new(); p.pages_per_block as usize + 1],
+                            fifo: Default::default(),
+                        };
+                        p.dies
+                    ],
                     die: 0,
                 })
             }
@@ -534,6 +548,11 @@ impl SsdSim {
     }
 }
 
+/// The greedy bucket of a block holding `valid` bytes: its valid pages, rounded down.
+fn bucket_of(valid: u64, p: Params) -> usize {
+    (valid * p.pages_per_block / p.block_bytes()) as usize
+}
+
 impl PageFtl {
     fn invalidate(&mut self, lpn: u64, p: Params) {
         let Some(e) = self.map.get_mut(lpn as usize) else {
@@ -547,12 +566,34 @@ impl PageFtl {
         let b = &mut self.blocks[block as usize];
         let bytes = b.entries[entry].1 as u64;
         let die = (block as u64 / p.blocks_per_die) as usize;
+        b.valid -= bytes;
         if b.closed && p.policy == GcPolicy::Greedy {
-            self.closed[die].remove(&(b.valid, block));
-            b.valid -= bytes;
-            self.closed[die].insert((b.valid, block));
-        } else {
-            b.valid -= bytes;
+            let to = bucket_of(b.valid, p);
+            if to != b.bucket as usize {
+                self.unbucket(die, block);
+                self.bucket(die, block, to);
+            }
+        }
+    }
+
+    /// Puts closed block `b` of `die` in bucket `k`.
+    fn bucket(&mut self, die: usize, b: u32, k: usize) {
+        let list = &mut self.closed[die].buckets[k];
+        self.blocks[b as usize].bucket = k as u32;
+        self.blocks[b as usize].pos = list.len() as u32;
+        list.push(b);
+    }
+
+    /// Takes closed block `b` of `die` out of its bucket.
+    fn unbucket(&mut self, die: usize, b: u32) {
+        let (k, pos) = (
+            self.blocks[b as usize].bucket as usize,
+            self.blocks[b as usize].pos as usize,
+        );
+        let list = &mut self.closed[die].buckets[k];
+        list.swap_remove(pos);
+        if let Some(&moved) = list.get(pos) {
+            self.blocks[moved as usize].pos = pos as u32;
         }
     }
 
@@ -579,6 +620,14 @@ impl PageFtl {
             if self.free[die].len() <= p.gc_free {
                 self.collect(die, p, busy, stats, at)?;
             }
+            // GC leaves its copies in an open block, which may have no room left.
+            let room =
+                self.open[die].is_some_and(|b| self.blocks[b as usize].used + bytes <= block_bytes);
+            if !room {
+                if let Some(b) = self.open[die].take() {
+                    self.close(die, b, p);
+                }
+            }
             if self.open[die].is_none() {
                 let b = self.free[die].pop_back().ok_or_else(|| {
                     Error::Target("the simulated SSD ran out of free blocks".into())
@@ -603,15 +652,24 @@ impl PageFtl {
     }
 
     fn close(&mut self, die: usize, b: u32, p: Params) {
-        self.close_seq += 1;
         let blk = &mut self.blocks[b as usize];
         blk.closed = true;
-        blk.closed_at = self.close_seq;
-        let key = match p.policy {
-            GcPolicy::Greedy => blk.valid,
-            GcPolicy::Fifo => blk.closed_at,
-        };
-        self.closed[die].insert((key, b));
+        match p.policy {
+            GcPolicy::Greedy => {
+                let k = bucket_of(blk.valid, p);
+                self.bucket(die, b, k);
+            }
+            GcPolicy::Fifo => self.closed[die].fifo.push_back(b),
+        }
+    }
+
+    /// The next victim of `die`, taken out of the candidates.
+    fn victim(&mut self, die: usize, p: Params) -> Option<u32> {
+        let v = &mut self.closed[die];
+        match p.policy {
+            GcPolicy::Greedy => v.buckets.iter_mut().find_map(|list| list.pop()),
+            GcPolicy::Fifo => v.fifo.pop_front(),
+        }
     }
 
     /// Garbage collection on `die` until it has more than the watermark of free blocks:
@@ -627,10 +685,9 @@ impl PageFtl {
     ) -> Result<()> {
         let block_bytes = p.block_bytes();
         while self.free[die].len() <= p.gc_free {
-            let Some(&(key, victim)) = self.closed[die].iter().next() else {
+            let Some(victim) = self.victim(die, p) else {
                 break;
             };
-            self.closed[die].remove(&(key, victim));
             let entries = std::mem::take(&mut self.blocks[victim as usize].entries);
             let mut moved = 0u64;
             for (i, &(lpn, bytes)) in entries.iter().enumerate() {
