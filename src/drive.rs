@@ -287,7 +287,7 @@ struct RawDrive {
 
 impl<'de> Deserialize<'de> for DriveSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = RawDrive::deserialize(d)?;
+        let mut raw = RawDrive::deserialize(d)?;
         if let Some(fw) = &raw.firmware {
             if fw.is_empty() || fw.contains(['/', '\\', '=']) || fw.chars().any(char::is_control) {
                 return Err(D::Error::custom(format!(
@@ -295,7 +295,7 @@ impl<'de> Deserialize<'de> for DriveSpec {
                 )));
             }
         }
-        if let Some(hdd) = raw.hdd {
+        if let Some(hdd) = raw.hdd.take() {
             if raw.path.is_some() || raw.sim.is_some() || raw.ssd.is_some() {
                 return Err(D::Error::custom(
                     "expected one target: `path:`, `sim:`, `ssd:` or `hdd:`, found several",
@@ -320,18 +320,9 @@ impl<'de> Deserialize<'de> for DriveSpec {
                     "hdd.inner_rate: expected above zero and at most outer_rate",
                 ));
             }
-            return Ok(DriveSpec {
-                id: raw.id,
-                vendor: raw.vendor,
-                model: raw.model,
-                capacity: raw.capacity.0,
-                controller: raw.controller,
-                firmware: raw.firmware,
-                interface: raw.interface,
-                target: TargetSpec::Hdd(hdd),
-            });
+            return Ok(raw.into_spec(TargetSpec::Hdd(hdd)));
         }
-        if let Some(ssd) = raw.ssd {
+        if let Some(ssd) = raw.ssd.take() {
             if raw.path.is_some() || raw.sim.is_some() {
                 return Err(D::Error::custom(
                     "expected one target: `path:`, `sim:` or `ssd:`, found several",
@@ -346,23 +337,14 @@ impl<'de> Deserialize<'de> for DriveSpec {
                     )));
                 }
             }
-            return Ok(DriveSpec {
-                id: raw.id,
-                vendor: raw.vendor,
-                model: raw.model,
-                capacity: raw.capacity.0,
-                controller: raw.controller,
-                firmware: raw.firmware,
-                interface: raw.interface,
-                target: TargetSpec::Ssd(Box::new(ssd)),
-            });
+            return Ok(raw.into_spec(TargetSpec::Ssd(Box::new(ssd))));
         }
-        let target = match (raw.path, raw.sim) {
+        let target = match (raw.path.take(), raw.sim.take()) {
             (Some(path), None) => TargetSpec::Path(PathTarget {
                 path,
                 size: raw.size.map(|s| s.0),
                 overwrite: raw.overwrite,
-                destroy_data: raw.destroy_data,
+                destroy_data: raw.destroy_data.take(),
                 engine: raw.engine,
             }),
             (None, Some(sim)) => {
@@ -392,16 +374,23 @@ impl<'de> Deserialize<'de> for DriveSpec {
                 "expected a target: `path:` (a file or block device) or `sim:` (a simulated drive)",
             )),
         };
-        Ok(DriveSpec {
-            id: raw.id,
-            vendor: raw.vendor,
-            model: raw.model,
-            capacity: raw.capacity.0,
-            controller: raw.controller,
-            firmware: raw.firmware,
-            interface: raw.interface,
+        Ok(raw.into_spec(target))
+    }
+}
+
+impl RawDrive {
+    /// The drive, with its target.
+    fn into_spec(self, target: TargetSpec) -> DriveSpec {
+        DriveSpec {
+            id: self.id,
+            vendor: self.vendor,
+            model: self.model,
+            capacity: self.capacity.0,
+            controller: self.controller,
+            firmware: self.firmware,
+            interface: self.interface,
             target,
-        })
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
+use super::virtual_queue::{one_queue, take_done, Done};
 use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
 use crate::drive::{DriveSpec, HddSpec};
 use crate::error::{Error, Result};
@@ -114,8 +115,8 @@ pub struct HddSim {
     ra_active: bool,
     /// Elevator direction of destaging.
     upward: bool,
-    /// Finished requests: (time, seq, slot).
-    done: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    /// Finished requests.
+    done: Done,
 }
 
 impl HddSim {
@@ -357,11 +358,7 @@ impl Target for HddSim {
         depth: u32,
         _engine: EngineChoice,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
-        if threads != 1 {
-            return Err(Error::Target(
-                "a simulated drive serves one queue; run threads × depth in it".into(),
-            ));
-        }
+        one_queue(threads)?;
         // Between tests the disk is left idle until its cache is written out (as a
         // benchmark's pause between tests does), so one test's writes do not slow the next.
         while !self.dirty.is_empty() && self.step(u64::MAX) {}
@@ -439,22 +436,7 @@ impl IoQueue for HddQueue<'_> {
             return Err(Error::Target("the simulated disk lost a request".into()));
         };
         self.sim.clock = self.sim.clock.max(t);
-        while let Some(Reverse((done, _, slot))) = self.sim.done.peek().copied() {
-            if done != t {
-                break;
-            }
-            self.sim.done.pop();
-            self.inflight -= 1;
-            let buf = self.bufs[slot as usize]
-                .take()
-                .ok_or_else(|| Error::Target("slot without a buffer".into()))?;
-            out.push(Completion {
-                slot,
-                buf,
-                done_ns: done - self.origin,
-                error: None,
-            });
-        }
+        self.inflight -= take_done(&mut self.sim.done, &mut self.bufs, self.origin, t, out)?;
         Ok(())
     }
 }

@@ -9,6 +9,7 @@ pub mod hdd;
 pub mod sim;
 pub mod ssd;
 mod uring;
+mod virtual_queue;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -10,10 +10,10 @@
 //! nothing is looked up from expected results. The state (busy times, positions, clock)
 //! persists across the jobs of a run.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 
-use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
+use super::virtual_queue::{one_queue, Reserving, ReservingQueue};
+use super::{EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
 use crate::drive::{DriveSpec, SimSpec};
 use crate::error::{Error, Result};
 use crate::suite::Workload;
@@ -195,76 +195,25 @@ impl Target for SimpleSim {
         depth: u32,
         _engine: EngineChoice,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
-        if threads != 1 {
-            return Err(Error::Target(
-                "a simulated drive serves one queue; run threads × depth in it".into(),
-            ));
-        }
-        let origin = self.clock;
-        Ok(vec![Box::new(SimQueue {
-            origin,
-            sim: self,
-            pending: BinaryHeap::with_capacity(depth as usize),
-            bufs: (0..depth).map(|_| None).collect(),
-        })])
+        one_queue(threads)?;
+        Ok(vec![Box::new(ReservingQueue::new(self, depth))])
     }
 }
 
-/// A job's queue on the simulated drive: completions ordered by (time, sequence).
-struct SimQueue<'a> {
-    sim: &'a mut SimpleSim,
-    origin: u64,
-    pending: BinaryHeap<Reverse<(u64, u64, u32)>>,
-    bufs: Vec<Option<AlignedBuf>>,
-}
-
-impl IoQueue for SimQueue<'_> {
-    fn now(&self) -> u64 {
-        self.sim.clock - self.origin
+impl Reserving for SimpleSim {
+    fn clock(&self) -> u64 {
+        self.clock
     }
-
+    fn advance_to(&mut self, t: u64) {
+        self.clock = self.clock.max(t);
+    }
+    fn serve(&mut self, now: u64, req: &IoRequest, _data: Option<&[u8]>) -> Result<u64> {
+        Ok(SimpleSim::serve(self, now, req))
+    }
+    fn wants_data(&self) -> bool {
+        false
+    }
     fn engine(&self) -> &'static str {
         "sim-simple"
-    }
-
-    fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {
-        let now = self.sim.clock;
-        let done = self.sim.serve(now, &req);
-        self.bufs[slot as usize] = Some(buf);
-        self.pending.push(Reverse((done, req.seq, slot)));
-        Ok(())
-    }
-
-    fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
-        match self.pending.peek() {
-            Some(Reverse((t, _, _))) if *t <= until + self.origin => self.reap(out),
-            _ => {
-                self.sim.clock = self.sim.clock.max(until + self.origin);
-                Ok(())
-            }
-        }
-    }
-
-    fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
-        let Some(Reverse((t, _, _))) = self.pending.peek().copied() else {
-            return Err(Error::Target("reap with nothing in flight".into()));
-        };
-        self.sim.clock = t;
-        while let Some(Reverse((done, _, slot))) = self.pending.peek().copied() {
-            if done != t {
-                break;
-            }
-            self.pending.pop();
-            let buf = self.bufs[slot as usize]
-                .take()
-                .ok_or_else(|| Error::Target("slot without a buffer".into()))?;
-            out.push(Completion {
-                slot,
-                buf,
-                done_ns: done - self.origin,
-                error: None,
-            });
-        }
-        Ok(())
     }
 }

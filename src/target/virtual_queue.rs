@@ -1,0 +1,131 @@
+//! The queue of a simulated drive: the engine's submit and reap on a virtual clock. A
+//! model that reserves its resources when a request is submitted ([`Reserving`]) knows the
+//! completion at once; the queue keeps completions in (time, sequence) order and moves the
+//! drive's clock to each as it is reaped.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::{AlignedBuf, Completion, IoQueue};
+use crate::error::{Error, Result};
+use crate::workload::{IoRequest, Op};
+
+/// Completions in order: (time, request sequence, slot).
+pub(super) type Done = BinaryHeap<Reverse<(u64, u64, u32)>>;
+
+/// A simulated drive that computes each request's completion time when it is submitted.
+pub(super) trait Reserving: Send {
+    /// The drive's clock (absolute virtual ns), which persists across jobs.
+    fn clock(&self) -> u64;
+    /// Moves the clock forward to `t` (never back).
+    fn advance_to(&mut self, t: u64);
+    /// Models `req` issued at `now` (with its data, for a drive that looks at it); returns
+    /// when it completes.
+    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<&[u8]>) -> Result<u64>;
+    /// Whether the model looks at write data.
+    fn wants_data(&self) -> bool;
+    /// The engine name recorded in manifests.
+    fn engine(&self) -> &'static str;
+}
+
+/// A simulated drive serves one queue (one job's loop owns its state).
+pub(super) fn one_queue(threads: u32) -> Result<()> {
+    if threads != 1 {
+        return Err(Error::Target(
+            "a simulated drive serves one queue; run threads × depth in it".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Moves every completion at time `t` out of `done` into `out`, with its buffer; returns
+/// how many.
+pub(super) fn take_done(
+    done: &mut Done,
+    bufs: &mut [Option<AlignedBuf>],
+    origin: u64,
+    t: u64,
+    out: &mut Vec<Completion>,
+) -> Result<usize> {
+    let mut n = 0;
+    while let Some(Reverse((when, _, slot))) = done.peek().copied() {
+        if when != t {
+            break;
+        }
+        done.pop();
+        let buf = bufs
+            .get_mut(slot as usize)
+            .and_then(Option::take)
+            .ok_or_else(|| Error::Target("slot without a buffer".into()))?;
+        out.push(Completion {
+            slot,
+            buf,
+            done_ns: when - origin,
+            error: None,
+        });
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// The queue of a [`Reserving`] drive.
+pub(super) struct ReservingQueue<'a, M: Reserving> {
+    sim: &'a mut M,
+    origin: u64,
+    pending: Done,
+    bufs: Vec<Option<AlignedBuf>>,
+}
+
+impl<'a, M: Reserving> ReservingQueue<'a, M> {
+    /// A queue of `depth` slots whose clock starts at the drive's current time.
+    pub fn new(sim: &'a mut M, depth: u32) -> Self {
+        let origin = sim.clock();
+        ReservingQueue {
+            sim,
+            origin,
+            pending: BinaryHeap::with_capacity(depth as usize),
+            bufs: (0..depth).map(|_| None).collect(),
+        }
+    }
+}
+
+impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
+    fn now(&self) -> u64 {
+        self.sim.clock() - self.origin
+    }
+
+    fn engine(&self) -> &'static str {
+        self.sim.engine()
+    }
+
+    fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {
+        let now = self.sim.clock();
+        let data = (req.op == Op::Write && self.sim.wants_data())
+            .then(|| &buf.as_slice()[..req.len as usize]);
+        let done = self.sim.serve(now, &req, data)?;
+        self.bufs[slot as usize] = Some(buf);
+        // A completion is never at the instant of its submit.
+        self.pending
+            .push(Reverse((done.max(now + 1), req.seq, slot)));
+        Ok(())
+    }
+
+    fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
+        match self.pending.peek() {
+            Some(Reverse((t, _, _))) if *t <= until + self.origin => self.reap(out),
+            _ => {
+                self.sim.advance_to(until + self.origin);
+                Ok(())
+            }
+        }
+    }
+
+    fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
+        let Some(Reverse((t, _, _))) = self.pending.peek().copied() else {
+            return Err(Error::Target("reap with nothing in flight".into()));
+        };
+        self.sim.advance_to(t);
+        take_done(&mut self.pending, &mut self.bufs, self.origin, t, out)?;
+        Ok(())
+    }
+}
