@@ -611,31 +611,42 @@ impl PageFtl {
         stats: &mut SsdStats,
         at: u64,
     ) -> Result<()> {
-        let block_bytes = p.block_bytes();
-        let room =
-            self.open[die].is_some_and(|b| self.blocks[b as usize].used + bytes <= block_bytes);
-        if !room {
+        if !self.has_room(die, bytes, p) {
             if let Some(b) = self.open[die].take() {
                 self.close(die, b, p);
             }
             if self.free[die].len() <= p.gc_free {
                 self.collect(die, p, busy, stats, at)?;
             }
-            // GC leaves its copies in an open block, which may have no room left.
-            let room =
-                self.open[die].is_some_and(|b| self.blocks[b as usize].used + bytes <= block_bytes);
-            if !room {
-                if let Some(b) = self.open[die].take() {
-                    self.close(die, b, p);
-                }
-            }
-            if self.open[die].is_none() {
-                let b = self.free[die].pop_back().ok_or_else(|| {
-                    Error::Target("the simulated SSD ran out of free blocks".into())
-                })?;
-                self.open[die] = Some(b);
-            }
         }
+        // GC leaves its copies in an open block, which may have no room left.
+        self.open_with_room(die, bytes, p)?;
+        self.store(die, lpn, bytes)
+    }
+
+    /// Whether the open block of `die` can take `bytes` more.
+    fn has_room(&self, die: usize, bytes: u64, p: Params) -> bool {
+        self.open[die].is_some_and(|b| self.blocks[b as usize].used + bytes <= p.block_bytes())
+    }
+
+    /// Makes sure `die` has an open block with room for `bytes`: closes a full one and
+    /// opens a free one (no garbage collection here).
+    fn open_with_room(&mut self, die: usize, bytes: u64, p: Params) -> Result<()> {
+        if self.has_room(die, bytes, p) {
+            return Ok(());
+        }
+        if let Some(b) = self.open[die].take() {
+            self.close(die, b, p);
+        }
+        let b = self.free[die]
+            .pop_back()
+            .ok_or_else(|| Error::Target("the simulated SSD ran out of free blocks".into()))?;
+        self.open[die] = Some(b);
+        Ok(())
+    }
+
+    /// Appends `bytes` of logical page `lpn` to the open block of `die` and maps it there.
+    fn store(&mut self, die: usize, lpn: u32, bytes: u64) -> Result<()> {
         let Some(b) = self.open[die] else {
             return Err(Error::Target("the simulated SSD has no open block".into()));
         };
@@ -684,7 +695,6 @@ impl PageFtl {
         stats: &mut SsdStats,
         at: u64,
     ) -> Result<()> {
-        let block_bytes = p.block_bytes();
         while self.free[die].len() <= p.gc_free {
             let Some(victim) = self.victim(die, p) else {
                 break;
@@ -698,23 +708,8 @@ impl PageFtl {
                 }
                 let bytes = bytes as u64;
                 // Into the die's open block (a fresh one from the reserve when it is full).
-                let room = self.open[die]
-                    .is_some_and(|b| self.blocks[b as usize].used + bytes <= block_bytes);
-                if !room {
-                    if let Some(b) = self.open[die].take() {
-                        self.close(die, b, p);
-                    }
-                    let b = self.free[die].pop_back().ok_or_else(|| {
-                        Error::Target("the simulated SSD ran out of free blocks".into())
-                    })?;
-                    self.open[die] = Some(b);
-                }
-                let Some(b) = self.open[die] else { break };
-                let blk = &mut self.blocks[b as usize];
-                blk.entries.push((lpn, bytes as u32));
-                blk.used += bytes;
-                blk.valid += bytes;
-                self.map[lpn as usize] = (((b as u64) << 24) | (blk.entries.len() as u64 - 1)) + 1;
+                self.open_with_room(die, bytes, p)?;
+                self.store(die, lpn, bytes)?;
                 moved += bytes;
             }
             let pages = moved.div_ceil(p.page);
