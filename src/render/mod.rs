@@ -134,7 +134,7 @@ struct TableCtx {
     caption: String,
     head: Vec<String>,
     rows: Vec<TableRow>,
-    /// Long tables (one row per interval) start folded.
+    /// Long tables (a column per repeat, over a dozen) start folded.
     folded: bool,
 }
 
