@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
-use rayon::prelude::*;
 
 use crate::drive::{DriveSpec, TargetSpec};
 use crate::engine::{self, SampleSink, Tick};
@@ -212,13 +211,42 @@ pub fn run(
             TargetSpec::Sim(_) | TargetSpec::Ssd(_) | TargetSpec::Hdd(_)
         )
     });
-    // Real drives alone (no simulation competing for the CPU), then simulations in parallel.
+    // Real drives alone (no simulation competing for the CPU), then simulations in parallel,
+    // the busiest first (longest-processing-time order: a fast drive simulates more I/Os in
+    // the same virtual time), each worker taking the next drive as it finishes one.
     reals.into_iter().for_each(run_group);
-    sims.into_par_iter().for_each(run_group);
+    let mut sims = sims;
+    sims.sort_by(|a, b| {
+        sim_rate(&b.drive.spec.target)
+            .total_cmp(&sim_rate(&a.drive.spec.target))
+            .then_with(|| a.drive.spec.id.0.cmp(&b.drive.spec.id.0))
+    });
+    let queue = Mutex::new(std::collections::VecDeque::from(sims));
+    let workers = rayon::current_num_threads().max(1);
+    rayon::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|_| loop {
+                let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+                let Some(g) = next else { break };
+                run_group(g);
+            });
+        }
+    });
     if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(Error::Interrupted);
     }
     Ok(summary.into_inner().expect("summary lock"))
+}
+
+/// How fast a simulated drive can move data (bytes/s): the work its jobs are likely to
+/// simulate in a given virtual time.
+fn sim_rate(target: &TargetSpec) -> f64 {
+    match target {
+        TargetSpec::Sim(s) => s.link_rate.0,
+        TargetSpec::Ssd(s) => s.link_rate.0,
+        TargetSpec::Hdd(h) => h.outer_rate.0.min(h.link_rate.0),
+        TargetSpec::Path(_) => 0.0,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
