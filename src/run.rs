@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
-
 use crate::drive::{DriveSpec, TargetSpec};
 use crate::engine::{self, SampleSink, Tick};
 use crate::error::{Error, Result};

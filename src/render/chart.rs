@@ -469,7 +469,8 @@ impl PairChart {
 }
 
 /// Colours of the other series, after the highlight: Okabe–Ito, distinct for colour-blind
-/// readers (yellow left out, too faint on white). Past the sixth, lines are dashed.
+/// readers (yellow left out, too faint on white). Past the sixth, lines are dashed; past the
+/// twelfth, dotted.
 const PALETTE: [RGBColor; 6] = [
     BAR,
     SECOND,
@@ -645,18 +646,26 @@ impl LineChart {
             (false, true) => self.plot(&area, x.0..x.1, (y.0..y.1).log_scale(), y)?,
             (true, true) => self.plot(&area, (x.0..x.1).log_scale(), (y.0..y.1).log_scale(), y)?,
         }
-        // The legend under the plot, three entries a row.
-        for (i, (s, color, _)) in self.styled().into_iter().enumerate() {
+        // The legend under the plot, three entries a row, each drawn as its series is.
+        for (i, (s, color, dash)) in self.styled().into_iter().enumerate() {
             let (col, row) = ((i % 3) as i32, (i / 3) as i32);
             let (x, y) = (70 + col * 230, top + plot + 8 + row * legend_row);
-            root.draw(&Rectangle::new(
-                [(x, y + 4), (x + 16, y + 14)],
-                color.filled(),
-            ))
-            .map_err(e)?;
+            let style = color.stroke_width(if s.highlight { 4 } else { 3 });
+            let sample = vec![(x, y + 9), (x + 24, y + 9)];
+            match (s.mark, dash) {
+                (Mark::Dots, _) => root
+                    .draw(&Circle::new((x + 12, y + 9), 4, color.filled()))
+                    .map_err(e)?,
+                (Mark::Line, None) => root.draw(&PathElement::new(sample, style)).map_err(e)?,
+                (Mark::Line, Some((on, off))) => root
+                    .draw(&plotters::element::DashedPathElement::new(
+                        sample, on, off, style,
+                    ))
+                    .map_err(e)?,
+            }
             root.draw(&Text::new(
                 s.label.clone(),
-                (x + 22, y + 9),
+                (x + 30, y + 9),
                 font(14.0, s.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
             ))
             .map_err(e)?;
@@ -664,19 +673,25 @@ impl LineChart {
         Ok(())
     }
 
-    /// Each series with its colour and whether it is dashed, in legend order.
-    fn styled(&self) -> Vec<(&Series, RGBColor, bool)> {
+    /// Each series with its colour and its dash (on and off pixels; None for a solid
+    /// line), in legend order.
+    fn styled(&self) -> Vec<(&Series, RGBColor, Dash)> {
         let mut k = 0;
         self.series
             .iter()
             .map(|s| {
                 if s.highlight {
-                    (s, s.color.unwrap_or(HIGHLIGHT), false)
+                    (s, s.color.unwrap_or(HIGHLIGHT), None)
                 } else if let Some(c) = s.color {
-                    (s, c, false)
+                    (s, c, None)
                 } else {
                     k += 1;
-                    (s, PALETTE[(k - 1) % PALETTE.len()], k > PALETTE.len())
+                    let dash = match (k - 1) / PALETTE.len() {
+                        0 => None,
+                        1 => Some((8, 5)),
+                        _ => Some((2, 4)),
+                    };
+                    (s, PALETTE[(k - 1) % PALETTE.len()], dash)
                 }
             })
             .collect()
@@ -692,7 +707,7 @@ impl LineChart {
         let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
         let mut chart = ChartBuilder::on(area)
             .margin_left(10)
-            .margin_right(24)
+            .margin_right(40)
             .margin_top(8)
             .x_label_area_size(44)
             .y_label_area_size(78)
@@ -748,7 +763,7 @@ impl LineChart {
         let mut styled = self.styled();
         // The highlighted series on top.
         styled.sort_by_key(|(s, _, _)| s.highlight);
-        for (s, color, dashed) in styled {
+        for (s, color, dash) in styled {
             let inside = |p: &&(f64, f64)| {
                 p.0.is_finite()
                     && p.1.is_finite()
@@ -774,9 +789,9 @@ impl LineChart {
                         if run.is_empty() {
                             continue;
                         }
-                        if dashed {
+                        if let Some((on, off)) = dash {
                             chart
-                                .draw_series(DashedLineSeries::new(run.to_vec(), 6, 4, style))
+                                .draw_series(DashedLineSeries::new(run.to_vec(), on, off, style))
                                 .map_err(e)?;
                         } else {
                             chart
@@ -790,6 +805,9 @@ impl LineChart {
         Ok(())
     }
 }
+
+/// A line's dash: pixels on and off, or None for a solid line.
+type Dash = Option<(u32, u32)>;
 
 /// Width of the PNG exports, px: a 600 px column at twice the density.
 pub const PNG_WIDTH: u32 = 1200;
