@@ -26,7 +26,7 @@ drive() { # template, id suffix, sed expression
         "$here/drives/$1.yaml" > "$lab/drives/$id.yaml"
 }
 for n in 1 2 3 4 5; do
-    drive ocz-vertex-120 "v$n" "s/write_latency: 1100us/write_latency: $((1000 + n * 40))us/"
+    drive ocz-vertex-120 "v$n" "s/write_overhead: 370us/write_overhead: $((330 + n * 20))us/"
 done
 drive intel-x25m-g2-160 v1 "s/^firmware: .*/firmware: \"2CV102HD\"/"
 for n in $(seq 1 14); do
