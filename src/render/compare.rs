@@ -9,7 +9,10 @@ use crate::error::{Error, Result};
 use crate::units::figure;
 
 use super::chart::{BarChart, BarItem};
-use super::{latency, unit_of, ChartCtx, DriveRow, Figure, Report, TableCtx, TableRow};
+use super::{
+    direction, figures_text, latency, test_title, unit_of, ChartCtx, DriveRow, Figure, Report,
+    TableCtx, TableRow,
+};
 
 /// A bar chart with its table, before it is placed on a page.
 pub(super) struct Bars {
@@ -40,15 +43,6 @@ impl Bars {
             draft: self.draft,
         }
         .into_ctx(notes, report, page))
-    }
-}
-
-/// The test's title with its variant.
-fn test_title(f: &TestFigures) -> String {
-    if f.variant_label.is_empty() {
-        f.title.clone()
-    } else {
-        format!("{} ({})", f.title, f.variant_label)
     }
 }
 
@@ -183,11 +177,7 @@ fn capitalize(s: &str) -> String {
 /// under a firmware that is no longer the drive's current one are marked.
 pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars {
     let (unit, caption) = unit_of(&f.metric);
-    let better = if f.better == "higher" {
-        "higher is better"
-    } else {
-        "lower is better"
-    };
+    let better = direction(&f.better);
     let leader = f.bars.first().map_or(f64::NAN, |b| b.value);
     let share = |v: f64| {
         if leader > 0.0 && v.is_finite() {
@@ -264,11 +254,7 @@ pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars
                 .collect(),
             folded: false,
         },
-        figures: f
-            .bars
-            .iter()
-            .map(|b| format!("{}|{}|{}\n", b.drive, b.firmware, figure(b.value)))
-            .collect(),
+        figures: figures_text(f),
         draft: super::draft(f, None),
     }
 }

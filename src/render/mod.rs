@@ -245,14 +245,35 @@ fn unit_of(metric: &str) -> (&'static str, &'static str) {
     }
 }
 
-/// The fingerprint of a chart's figures: what a commentary slot was written against.
-pub fn fingerprint(f: &TestFigures) -> String {
-    let text: String = f
-        .bars
+/// `higher is better` or `lower is better`, as a chart states it.
+fn direction(better: &str) -> &'static str {
+    if better == "higher" {
+        "higher is better"
+    } else {
+        "lower is better"
+    }
+}
+
+/// A test's title with its variant: `4KB Random Write (compressible, 4 KiB aligned)`.
+fn test_title(f: &TestFigures) -> String {
+    if f.variant_label.is_empty() {
+        f.title.clone()
+    } else {
+        format!("{} ({})", f.title, f.variant_label)
+    }
+}
+
+/// Each bar's drive, firmware and figure, a line each: what a chart's fingerprint is of.
+fn figures_text(f: &TestFigures) -> String {
+    f.bars
         .iter()
         .map(|b| format!("{}|{}|{}\n", b.drive, b.firmware, figure(b.value)))
-        .collect();
-    sha256_hex(text.as_bytes())[..12].to_string()
+        .collect()
+}
+
+/// The fingerprint of a chart's figures: what a commentary slot was written against.
+pub fn fingerprint(f: &TestFigures) -> String {
+    sha256_hex(figures_text(f).as_bytes())[..12].to_string()
 }
 
 /// A chart, its table and its commentary slot. `slot` is the chart's id on its page;
@@ -266,16 +287,8 @@ fn chart_ctx(
     page: &str,
 ) -> Result<ChartCtx> {
     let (unit, caption) = unit_of(&f.metric);
-    let better = if f.better == "higher" {
-        "higher is better"
-    } else {
-        "lower is better"
-    };
-    let title = if f.variant_label.is_empty() {
-        f.title.clone()
-    } else {
-        format!("{} ({})", f.title, f.variant_label)
-    };
+    let better = direction(&f.better);
+    let title = test_title(f);
     let chart = BarChart {
         id: slot_id.to_string(),
         title: title.clone(),
@@ -482,11 +495,7 @@ fn pair_ctx(
     page: &str,
 ) -> Result<ChartCtx> {
     let (unit, caption) = unit_of(&p.a.metric);
-    let better = if p.a.better == "higher" {
-        "higher is better"
-    } else {
-        "lower is better"
-    };
+    let better = direction(&p.a.better);
     let (la, lb) = p.labels.clone();
     let mut title = format!("{}: {la} vs {lb}", p.a.title);
     if !p.context.is_empty() {

@@ -7,7 +7,9 @@ use crate::error::{Error, Result};
 use crate::units::figure;
 
 use super::chart::{percent_change, LineChart, Mark, Series, BAR, HIGHLIGHT};
-use super::{latency, unit_of, ChartCtx, Figure, Report, TableCtx, TableRow};
+use super::{
+    direction, latency, test_title, unit_of, ChartCtx, Figure, Report, TableCtx, TableRow,
+};
 
 /// A line chart with its table, its CSV (every plotted point) and its commentary slot.
 pub(super) struct Line {
@@ -43,11 +45,7 @@ impl Line {
 }
 
 fn title(f: &TestFigures, what: &str) -> String {
-    if f.variant_label.is_empty() {
-        format!("{}: {what}", f.title)
-    } else {
-        format!("{} ({}): {what}", f.title, f.variant_label)
-    }
+    format!("{}: {what}", test_title(f))
 }
 
 /// The CDF percentiles a table shows.
@@ -462,11 +460,7 @@ pub(super) fn throughput_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line
 /// Every drive's headline figure by repeat: degradation (or not) as a test is repeated.
 pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line {
     let (unit, caption) = unit_of(&f.metric);
-    let better = if f.better == "higher" {
-        "higher is better"
-    } else {
-        "lower is better"
-    };
+    let better = direction(&f.better);
     let most = f.bars.iter().map(|b| b.per_repeat.len()).max().unwrap_or(0);
     let mut csv = String::from("drive,firmware,repeat,value\n");
     for b in &f.bars {

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use super::virtual_queue::{one_queue, Reserving, ReservingQueue};
+use super::virtual_queue::{reserving_queues, Reserving};
 use super::{EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
 use crate::drive::{DriveSpec, SimSpec};
 use crate::error::{Error, Result};
@@ -195,8 +195,7 @@ impl Target for SimpleSim {
         depth: u32,
         _engine: EngineChoice,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
-        one_queue(threads)?;
-        Ok(vec![Box::new(ReservingQueue::new(self, depth))])
+        reserving_queues(self, threads, depth)
     }
 }
 

@@ -16,7 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::virtual_queue::{one_queue, Reserving, ReservingQueue};
+use super::virtual_queue::{reserving_queues, Reserving};
 use super::{EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
 use crate::drive::{DriveSpec, FtlKind, GcPolicy, SsdSpec};
 use crate::error::{Error, Result};
@@ -753,8 +753,7 @@ impl Target for SsdSim {
         depth: u32,
         _engine: EngineChoice,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
-        one_queue(threads)?;
-        Ok(vec![Box::new(ReservingQueue::new(self, depth))])
+        reserving_queues(self, threads, depth)
     }
 }
 

@@ -28,6 +28,16 @@ pub(super) trait Reserving: Send {
     fn engine(&self) -> &'static str;
 }
 
+/// The queues of a job on a [`Reserving`] drive: one of `depth` slots.
+pub(super) fn reserving_queues<M: Reserving>(
+    sim: &mut M,
+    threads: u32,
+    depth: u32,
+) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
+    one_queue(threads)?;
+    Ok(vec![Box::new(ReservingQueue::new(sim, depth))])
+}
+
 /// A simulated drive serves one queue (one job's loop owns its state).
 pub(super) fn one_queue(threads: u32) -> Result<()> {
     if threads != 1 {
