@@ -96,8 +96,8 @@ fn main() {
         )
         .expect("run");
         off.push(o.ios as f64 / (o.measured_ns as f64 / 1e9));
-        let writer =
-            SampleWriter::create(&out_dir.path().join(r.to_string()), "bench").expect("writer");
+        let writer = SampleWriter::create(&out_dir.path().join(r.to_string()), "bench", true)
+            .expect("writer");
         let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
         let (o, engine_used) = engine::run(
             &w,

@@ -289,7 +289,8 @@ fn run_job(
     } else {
         None
     };
-    let writer = SampleWriter::create(&dir, &job.id)?;
+    let simulated = g.target.info().kind == crate::target::TargetKind::Simulated;
+    let writer = SampleWriter::create(&dir, &job.id, !simulated)?;
     let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
     let (outcome, engine_used) = engine::run(
         &job.workload,

@@ -1,7 +1,9 @@
 //! The background sample writer: the engine pushes samples into column buffers; full
-//! chunks go over a bounded channel to a thread that spills them, raw, to a temporary file
-//! while the job runs, and encodes them into Parquet with polars when the job is over, so
-//! that compression never competes with the engine during the measurement.
+//! chunks go over a bounded channel to a thread. For a real drive that thread spills them,
+//! raw, to a temporary file while the job runs, and encodes them into Parquet with polars
+//! when the job is over, so that compression never competes with the engine during the
+//! measurement. A simulated drive's clock is virtual, so nothing can disturb its figures:
+//! its chunks are encoded as they arrive, without the round trip through the spill.
 
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -158,23 +160,15 @@ pub fn sample_schema() -> Schema {
     ])
 }
 
-/// The writer thread: spills chunks while the senders live, then encodes the spill.
-fn spill_then_encode(
+/// The writer thread: encodes chunks into Parquet as they arrive (`spill` is `None`), or
+/// spills them while the senders live and encodes the spill afterwards.
+fn write_samples(
     rx: std::sync::mpsc::Receiver<Chunk>,
-    spill: &Path,
+    spill: Option<&Path>,
     file: File,
     job: &str,
     tmp: &Path,
 ) -> Result<u64> {
-    let io_err = |e: std::io::Error| Error::io(spill, e);
-    let mut out = BufWriter::with_capacity(1 << 20, File::create(spill).map_err(io_err)?);
-    let mut rows = 0u64;
-    for chunk in rx {
-        rows += chunk.rows() as u64;
-        chunk.write_raw(&mut out).map_err(io_err)?;
-    }
-    out.flush().map_err(io_err)?;
-    drop(out);
     let store_err = |e: PolarsError| Error::Store {
         path: tmp.to_path_buf(),
         message: e.to_string(),
@@ -183,11 +177,28 @@ fn spill_then_encode(
         .with_compression(ParquetCompression::Zstd(None))
         .batched(&sample_schema())
         .map_err(store_err)?;
-    let mut input = BufReader::with_capacity(1 << 20, File::open(spill).map_err(io_err)?);
-    while let Some(chunk) = Chunk::read_raw(&mut input).map_err(io_err)? {
+    let mut rows = 0u64;
+    let mut encode = |chunk: Chunk| -> Result<()> {
+        rows += chunk.rows() as u64;
         writer
             .write_batch(&chunk.into_frame(job).map_err(store_err)?)
-            .map_err(store_err)?;
+            .map_err(store_err)
+    };
+    match spill {
+        None => rx.into_iter().try_for_each(&mut encode)?,
+        Some(spill) => {
+            let io_err = |e: std::io::Error| Error::io(spill, e);
+            let mut out = BufWriter::with_capacity(1 << 20, File::create(spill).map_err(io_err)?);
+            for chunk in rx {
+                chunk.write_raw(&mut out).map_err(io_err)?;
+            }
+            out.flush().map_err(io_err)?;
+            drop(out);
+            let mut input = BufReader::with_capacity(1 << 20, File::open(spill).map_err(io_err)?);
+            while let Some(chunk) = Chunk::read_raw(&mut input).map_err(io_err)? {
+                encode(chunk)?;
+            }
+        }
     }
     writer.finish().map_err(store_err)?;
     Ok(rows)
@@ -243,8 +254,10 @@ impl Drop for ThreadSink {
 }
 
 impl SampleWriter {
-    /// Starts a writer for job `job` in `dir` (created if needed).
-    pub fn create(dir: &Path, job: &str) -> Result<SampleWriter> {
+    /// Starts a writer for job `job` in `dir` (created if needed). With `spill`, samples are
+    /// spilled raw while the job runs and encoded after it (a real drive, whose figures the
+    /// encoder's CPU use could disturb); without, they are encoded as they arrive.
+    pub fn create(dir: &Path, job: &str, spill: bool) -> Result<SampleWriter> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join(SAMPLES);
         let tmp = temp_name(&path);
@@ -252,12 +265,14 @@ impl SampleWriter {
         let (tx, rx) = sync_channel::<Chunk>(4);
         let job = job.to_string();
         let tmp_for_thread = tmp.clone();
-        let spill = temp_name(&dir.join("samples.spill"));
+        let spill = spill.then(|| temp_name(&dir.join("samples.spill")));
         let handle = std::thread::Builder::new()
             .name("sample-writer".into())
             .spawn(move || -> Result<u64> {
-                let result = spill_then_encode(rx, &spill, file, &job, &tmp_for_thread);
-                let _ = fs::remove_file(&spill);
+                let result = write_samples(rx, spill.as_deref(), file, &job, &tmp_for_thread);
+                if let Some(spill) = spill {
+                    let _ = fs::remove_file(&spill);
+                }
                 result
             })
             .map_err(|e| Error::io(&tmp, e))?;

@@ -136,9 +136,60 @@ struct Victims {
     fifo: std::collections::VecDeque<u32>,
 }
 
+/// Where a logical page is stored: its block, its entry there and its stored bytes, packed
+/// in the map's one word so that overwriting a page touches no other memory to find them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Loc {
+    block: u32,
+    entry: u32,
+    bytes: u32,
+}
+
+impl Loc {
+    const ENTRY_BITS: u32 = 23;
+    const BLOCK_BITS: u32 = 24;
+    const BYTES_BITS: u32 = 64 - Self::ENTRY_BITS - Self::BLOCK_BITS;
+
+    /// The packed word; never 0, as a stored page holds at least a byte.
+    fn pack(self) -> u64 {
+        ((self.bytes as u64) << (Self::ENTRY_BITS + Self::BLOCK_BITS))
+            | ((self.block as u64) << Self::ENTRY_BITS)
+            | self.entry as u64
+    }
+
+    /// The location in a map word, `None` for 0 (unmapped).
+    fn unpack(w: u64) -> Option<Loc> {
+        (w != 0).then_some(Loc {
+            block: ((w >> Self::ENTRY_BITS) & ((1 << Self::BLOCK_BITS) - 1)) as u32,
+            entry: (w & ((1 << Self::ENTRY_BITS) - 1)) as u32,
+            bytes: (w >> (Self::ENTRY_BITS + Self::BLOCK_BITS)) as u32,
+        })
+    }
+}
+
+/// A zeroed vector that asks the kernel for transparent huge pages: the map of a page FTL
+/// is hundreds of MB read at random, and with 4 KiB pages nearly every lookup would miss
+/// the TLB as well as the cache.
+fn huge_zeroed(n: usize) -> Vec<u64> {
+    let v = vec![0u64; n];
+    let (start, len) = (v.as_ptr() as usize, n * std::mem::size_of::<u64>());
+    const HUGE: usize = 2 << 20;
+    let first = start.next_multiple_of(HUGE);
+    let end = (start + len) / HUGE * HUGE;
+    if end > first {
+        // SAFETY: the range lies inside the vector's allocation, which lives as long as the
+        // vector; MADV_HUGEPAGE changes only how it is backed, never its contents. A kernel
+        // without transparent huge pages refuses it, which costs nothing but speed.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+        }
+    }
+    v
+}
+
 /// The page-mapped FTL: logical pages appended to the open block of a die.
 struct PageFtl {
-    /// Logical page → (block << 24 | entry) + 1; 0 when unmapped.
+    /// Logical page → where it is stored, [`Loc`] packed; 0 when unmapped.
     map: Vec<u64>,
     blocks: Vec<Block>,
     /// Free blocks of each die: taken from the back, erased ones returned to the front.
@@ -215,7 +266,7 @@ impl SsdSim {
         let p = Params::of(s, drive.firmware.as_deref());
         let logical = 512u64;
         let lpns = drive.capacity.div_ceil(p.page);
-        if lpns >= 1 << 32 || (p.blocks_per_die * p.dies as u64) >= 1 << 32 {
+        if lpns >= 1 << 32 || (p.blocks_per_die * p.dies as u64) >= 1 << Loc::BLOCK_BITS {
             return Err(Error::Target(format!(
                 "drive {}: too many pages to simulate",
                 drive.id
@@ -225,7 +276,7 @@ impl SsdSim {
             FtlKind::Page => {
                 let bpd = p.blocks_per_die as u32;
                 Ftl::Page(PageFtl {
-                    map: vec![0; lpns as usize],
+                    map: huge_zeroed(lpns as usize),
                     blocks: vec![Block::default(); p.blocks_per_die as usize * p.dies],
                     // Popped from the end: lowest-numbered blocks first.
                     free: (0..p.dies as u32)
@@ -419,13 +470,11 @@ impl SsdSim {
     fn locate(&self, lpn: u64) -> Option<(usize, u64)> {
         match &self.ftl {
             Ftl::Page(f) => {
-                let e = *f.map.get(lpn as usize)?;
-                if e == 0 {
-                    return None;
-                }
-                let (block, entry) = ((e - 1) >> 24, (e - 1) & 0xFF_FFFF);
-                let bytes = f.blocks[block as usize].entries[entry as usize].1 as u64;
-                Some(((block / self.p.blocks_per_die) as usize, bytes))
+                let loc = Loc::unpack(*f.map.get(lpn as usize)?)?;
+                Some((
+                    (loc.block as u64 / self.p.blocks_per_die) as usize,
+                    loc.bytes as u64,
+                ))
             }
             Ftl::Block(_) => {
                 let lbn = lpn / self.p.pages_per_block;
@@ -556,18 +605,16 @@ fn bucket_of(valid: u64, p: Params) -> usize {
 
 impl PageFtl {
     fn invalidate(&mut self, lpn: u64, p: Params) {
-        let Some(e) = self.map.get_mut(lpn as usize) else {
+        let Some(Loc { block, bytes, .. }) = self
+            .map
+            .get_mut(lpn as usize)
+            .and_then(|e| Loc::unpack(std::mem::take(e)))
+        else {
             return;
         };
-        if *e == 0 {
-            return;
-        }
-        let (block, entry) = (((*e - 1) >> 24) as u32, ((*e - 1) & 0xFF_FFFF) as usize);
-        *e = 0;
         let b = &mut self.blocks[block as usize];
-        let bytes = b.entries[entry].1 as u64;
         let die = (block as u64 / p.blocks_per_die) as usize;
-        b.valid -= bytes;
+        b.valid -= bytes as u64;
         if b.closed && p.policy == GcPolicy::Greedy {
             let to = bucket_of(b.valid, p);
             if to != b.bucket as usize {
@@ -651,15 +698,26 @@ impl PageFtl {
             return Err(Error::Target("the simulated SSD has no open block".into()));
         };
         let blk = &mut self.blocks[b as usize];
-        if blk.entries.len() >= 0xFF_FFFF {
+        if blk.entries.len() >= 1 << Loc::ENTRY_BITS {
             return Err(Error::Target(
                 "too many entries in a simulated block".into(),
             ));
         }
-        blk.entries.push((lpn, bytes as u32));
+        let loc = Loc {
+            block: b,
+            entry: blk.entries.len() as u32,
+            bytes: bytes as u32,
+        };
+        if bytes == 0 || bytes >= 1 << Loc::BYTES_BITS {
+            return Err(Error::Target(format!(
+                "a simulated page stores 1 byte to {} bytes, not {bytes}",
+                (1u64 << Loc::BYTES_BITS) - 1
+            )));
+        }
+        blk.entries.push((lpn, loc.bytes));
         blk.used += bytes;
         blk.valid += bytes;
-        self.map[lpn as usize] = (((b as u64) << 24) | (blk.entries.len() as u64 - 1)) + 1;
+        self.map[lpn as usize] = loc.pack();
         Ok(())
     }
 
@@ -702,8 +760,12 @@ impl PageFtl {
             let entries = std::mem::take(&mut self.blocks[victim as usize].entries);
             let mut moved = 0u64;
             for (i, &(lpn, bytes)) in entries.iter().enumerate() {
-                let here = (((victim as u64) << 24) | i as u64) + 1;
-                if self.map[lpn as usize] != here {
+                let here = Loc {
+                    block: victim,
+                    entry: i as u32,
+                    bytes,
+                };
+                if self.map[lpn as usize] != here.pack() {
                     continue;
                 }
                 let bytes = bytes as u64;
