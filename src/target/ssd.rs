@@ -424,14 +424,17 @@ impl SsdSim {
                     if p.remap {
                         at += p.remap_cost;
                     } else {
-                        // Read-modify-write of the partly covered first and last pages.
+                        // Read-modify-write of the partly covered first and last pages,
+                        // one after the other through the controller's one merge buffer,
+                        // which holds the controller until the merged data is ready.
                         let mut ready = at;
-                        for lpn in [first, last] {
+                        let ends = if first == last { &[first][..] } else { &[first, last] };
+                        for &lpn in ends {
                             let partial =
                                 lpn * p.page < req.offset || (lpn + 1) * p.page > req.offset + len;
                             if partial {
                                 if let Some((die, bytes)) = self.locate(lpn) {
-                                    ready = ready.max(self.read_page(die, at, bytes));
+                                    ready = self.read_page(die, ready, bytes);
                                 }
                             }
                         }
