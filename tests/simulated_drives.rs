@@ -196,3 +196,31 @@ fn the_hard_disk_seeks_spins_and_streams() {
     let ratio = get(disk, "rw", "mb_per_s") / get("ocz-vertex-120", "rw", "mb_per_s");
     assert!(ratio > 0.07 && ratio < 0.14, "disk / Vertex = {ratio:.3}");
 }
+
+#[test]
+fn the_vertex_stays_constant_over_twenty_repeats() {
+    // bit-tech repeated its random-write test twenty times on the Vertex (firmware 1.1) and
+    // saw no change; 10 s repeats instead of 2 min, the drive state carried from one to the
+    // next.
+    let lab = lab(
+        &["ocz-vertex-120"],
+        "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 10s\n    repeats: 20\n    data: incompressible\n    metric: mb_per_s\n",
+    );
+    assert!(lab.roundup(&["run"]).status.success());
+    let out = lab.roundup(&["summary", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut by_repeat: Vec<(u64, f64)> = rows
+        .iter()
+        .map(|r| (r["repeat"].as_u64().unwrap(), r["mb_per_s"].as_f64().unwrap()))
+        .collect();
+    by_repeat.sort_by_key(|r| r.0);
+    assert_eq!(by_repeat.len(), 20);
+    let first = by_repeat[0].1;
+    near(first, 9.97, "Vertex MB/s, first repeat");
+    for (repeat, mb) in &by_repeat {
+        assert!(
+            (mb / first - 1.0).abs() < 0.05,
+            "repeat {repeat}: {mb:.2} MB/s against {first:.2} in the first"
+        );
+    }
+}
