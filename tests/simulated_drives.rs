@@ -211,7 +211,12 @@ fn the_vertex_stays_constant_over_twenty_repeats() {
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     let mut by_repeat: Vec<(u64, f64)> = rows
         .iter()
-        .map(|r| (r["repeat"].as_u64().unwrap(), r["mb_per_s"].as_f64().unwrap()))
+        .map(|r| {
+            (
+                r["repeat"].as_u64().unwrap(),
+                r["mb_per_s"].as_f64().unwrap(),
+            )
+        })
         .collect();
     by_repeat.sort_by_key(|r| r.0);
     assert_eq!(by_repeat.len(), 20);

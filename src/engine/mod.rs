@@ -381,6 +381,9 @@ fn run_loop(
             r.qd_sum += outstanding as u64;
             inflight[slot as usize] = Some((req, now, outstanding));
             queue.submit(slot, req, buf)?;
+            if let Some(next) = source.peek() {
+                queue.prefetch(next);
+            }
         }
         if outstanding == 0 && waiting.is_none() {
             break;

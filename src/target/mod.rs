@@ -119,6 +119,9 @@ pub trait IoQueue {
     /// Waits until an I/O completes (appending every completed one) or the clock reaches
     /// `until`, whichever comes first; with nothing in flight, until `until`.
     fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()>;
+    /// A hint that `req` comes soon: a simulated drive starts fetching the state it will
+    /// touch. Changes no result.
+    fn prefetch(&self, _req: &IoRequest) {}
 }
 
 /// A drive roundup can run jobs on.

@@ -26,6 +26,8 @@ pub(super) trait Reserving: Send {
     fn wants_data(&self) -> bool;
     /// The engine name recorded in manifests.
     fn engine(&self) -> &'static str;
+    /// Starts fetching the model state `req` will touch (see [`IoQueue::prefetch`]).
+    fn prefetch(&self, _req: &IoRequest) {}
 }
 
 /// The queues of a job on a [`Reserving`] drive: one of `depth` slots.
@@ -118,6 +120,10 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
         self.pending
             .push(Reverse((done.max(now + 1), req.seq, slot)));
         Ok(())
+    }
+
+    fn prefetch(&self, req: &IoRequest) {
+        self.sim.prefetch(req);
     }
 
     fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {

@@ -69,6 +69,11 @@ pub trait IoSource {
     fn replay_report(&self) -> Option<ReplayReport> {
         None
     }
+    /// The request the next call to `next_request` will return, where the source already
+    /// knows it (the engine lets a simulated drive fetch that request's state early).
+    fn peek(&self) -> Option<&IoRequest> {
+        None
+    }
 }
 
 /// Derives a seed from a base seed and a path of names (suite, test, variant, repeat).

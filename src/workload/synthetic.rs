@@ -17,6 +17,8 @@ pub struct SyntheticSource {
     span: u64,
     next_seq: u64,
     cursor: u64,
+    /// The next request, generated one ahead (the stream is the same).
+    ahead: Option<IoRequest>,
 }
 
 impl SyntheticSource {
@@ -43,12 +45,11 @@ impl SyntheticSource {
             span,
             next_seq: 0,
             cursor: 0,
+            ahead: None,
         }
     }
-}
 
-impl IoSource for SyntheticSource {
-    fn next_request(&mut self) -> Option<IoRequest> {
+    fn generate(&mut self) -> IoRequest {
         let op = match self.read_percent {
             100 => Op::Read,
             0 => Op::Write,
@@ -86,12 +87,27 @@ impl IoSource for SyntheticSource {
         };
         let seq = self.next_seq;
         self.next_seq += 1;
-        Some(IoRequest {
+        IoRequest {
             seq,
             op,
             offset,
             len: len as u32,
-        })
+        }
+    }
+}
+
+impl IoSource for SyntheticSource {
+    fn next_request(&mut self) -> Option<IoRequest> {
+        let req = match self.ahead.take() {
+            Some(r) => r,
+            None => self.generate(),
+        };
+        self.ahead = Some(self.generate());
+        Some(req)
+    }
+
+    fn peek(&self) -> Option<&IoRequest> {
+        self.ahead.as_ref()
     }
 
     fn max_len(&self) -> u32 {
