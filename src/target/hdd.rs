@@ -11,8 +11,7 @@
 //! read the head keeps reading ahead into the cache until the next operation. Nothing is
 //! looked up from expected results.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use super::virtual_queue::{one_queue, take_done, Done};
 use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
@@ -157,7 +156,7 @@ impl HddSim {
             ra_limit: 0,
             ra_active: false,
             upward: true,
-            done: BinaryHeap::new(),
+            done: Done::default(),
         })
     }
 
@@ -226,7 +225,7 @@ impl HddSim {
             self.ra_active = true;
             let sent = end.max(self.link_in) + (r.len as f64 * self.p.link_ns_per_byte) as u64;
             self.link_in = sent;
-            self.done.push(Reverse((sent, r.seq, r.slot)));
+            self.done.push(sent, r.seq, r.slot);
             return true;
         }
         // Dirty data is destaged at once when writes wait for room or the cache is over
@@ -265,7 +264,7 @@ impl HddSim {
                 }
                 self.blocked.pop_front();
                 self.add_dirty(offset, bytes);
-                self.done.push(Reverse((end, seq, slot)));
+                self.done.push(end, seq, slot);
             }
             return true;
         }
@@ -311,7 +310,7 @@ impl HddSim {
                 let room = self.dirty_bytes + len <= p.cache || self.dirty_bytes == 0;
                 if room && self.blocked.is_empty() {
                     self.add_dirty(req.offset, len);
-                    self.done.push(Reverse((arrived, req.seq, slot)));
+                    self.done.push(arrived, req.seq, slot);
                 } else {
                     // Destaging makes room for it later (`step`).
                     self.blocked.push_back((req.offset, len, req.seq, slot));
@@ -323,7 +322,7 @@ impl HddSim {
                 if cached {
                     let sent = arrived.max(self.link_in) + (len as f64 * p.link_ns_per_byte) as u64;
                     self.link_in = sent;
-                    self.done.push(Reverse((sent, req.seq, slot)));
+                    self.done.push(sent, req.seq, slot);
                 } else {
                     self.reads.push(Waiting {
                         arrived,
@@ -385,7 +384,7 @@ impl HddQueue<'_> {
     /// as needed to know.
     fn next_done(&mut self, until: u64) -> Option<u64> {
         loop {
-            let top = self.sim.done.peek().map(|Reverse((t, _, _))| *t);
+            let top = self.sim.done.next_time();
             // Nothing the head does from now on can finish before it is free.
             if let Some(t) = top.filter(|t| *t <= self.sim.head_free) {
                 return (t <= until).then_some(t);

@@ -3,15 +3,39 @@
 //! completion at once; the queue keeps completions in (time, sequence) order and moves the
 //! drive's clock to each as it is reaped.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::{AlignedBuf, Completion, IoQueue};
 use crate::error::{Error, Result};
 use crate::workload::{IoRequest, Op};
 
-/// Completions in order: (time, request sequence, slot).
-pub(super) type Done = BinaryHeap<Reverse<(u64, u64, u32)>>;
+/// The completions not yet reaped, taken in (time, request sequence) order. A queue holds at
+/// most its depth, so a scan for the earliest costs less than keeping a heap.
+#[derive(Debug, Default)]
+pub(super) struct Done {
+    items: Vec<(u64, u64, u32)>,
+}
+
+impl Done {
+    /// A completion at `t` of request `seq` on `slot`.
+    pub fn push(&mut self, t: u64, seq: u64, slot: u32) {
+        self.items.push((t, seq, slot));
+    }
+
+    /// Where the earliest is, if any.
+    fn earliest(&self) -> Option<usize> {
+        (0..self.items.len()).min_by_key(|&i| self.items[i])
+    }
+
+    /// The time of the earliest completion.
+    pub fn next_time(&self) -> Option<u64> {
+        self.earliest().map(|i| self.items[i].0)
+    }
+
+    /// Takes the earliest completion if it is at `t`.
+    fn take_at(&mut self, t: u64) -> Option<(u64, u64, u32)> {
+        let i = self.earliest()?;
+        (self.items[i].0 == t).then(|| self.items.swap_remove(i))
+    }
+}
 
 /// A simulated drive that computes each request's completion time when it is submitted.
 pub(super) trait Reserving: Send {
@@ -60,11 +84,7 @@ pub(super) fn take_done(
     out: &mut Vec<Completion>,
 ) -> Result<usize> {
     let mut n = 0;
-    while let Some(Reverse((when, _, slot))) = done.peek().copied() {
-        if when != t {
-            break;
-        }
-        done.pop();
+    while let Some((when, _, slot)) = done.take_at(t) {
         let buf = bufs
             .get_mut(slot as usize)
             .and_then(Option::take)
@@ -95,7 +115,9 @@ impl<'a, M: Reserving> ReservingQueue<'a, M> {
         ReservingQueue {
             sim,
             origin,
-            pending: BinaryHeap::with_capacity(depth as usize),
+            pending: Done {
+                items: Vec::with_capacity(depth as usize),
+            },
             bufs: (0..depth).map(|_| None).collect(),
         }
     }
@@ -117,8 +139,7 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
         let done = self.sim.serve(now, &req, data)?;
         self.bufs[slot as usize] = Some(buf);
         // A completion is never at the instant of its submit.
-        self.pending
-            .push(Reverse((done.max(now + 1), req.seq, slot)));
+        self.pending.push(done.max(now + 1), req.seq, slot);
         Ok(())
     }
 
@@ -127,8 +148,8 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
     }
 
     fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
-        match self.pending.peek() {
-            Some(Reverse((t, _, _))) if *t <= until + self.origin => self.reap(out),
+        match self.pending.next_time() {
+            Some(t) if t <= until + self.origin => self.reap(out),
             _ => {
                 self.sim.advance_to(until + self.origin);
                 Ok(())
@@ -137,7 +158,7 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
     }
 
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
-        let Some(Reverse((t, _, _))) = self.pending.peek().copied() else {
+        let Some(t) = self.pending.next_time() else {
             return Err(Error::Target("reap with nothing in flight".into()));
         };
         self.sim.advance_to(t);
