@@ -123,18 +123,23 @@ impl Chunk {
 
     fn into_frame(self, job: &str) -> PolarsResult<DataFrame> {
         let n = self.rows();
-        let op: Vec<&str> = self
-            .op
-            .iter()
-            .map(|w| if *w { "write" } else { "read" })
-            .collect();
+        // Both string columns go in as categories with their codes, which Parquet stores as
+        // the dictionary it would otherwise build by hashing every row.
+        let job = Categorical8Chunked::from_cats_and_dtype(
+            UInt8Chunked::full("job".into(), 0, n),
+            categories(&[job])?,
+        );
+        let op = Categorical8Chunked::from_cats_and_dtype(
+            UInt8Chunked::from_vec("op".into(), self.op.iter().map(|w| *w as u8).collect()),
+            categories(&OPS)?,
+        );
         DataFrame::new(
             n,
             vec![
-                StringChunked::full("job".into(), job, n).into_column(),
+                job.into_series().into_column(),
                 UInt32Chunked::full("thread".into(), self.thread, n).into_column(),
                 Column::new("seq".into(), self.seq),
-                Column::new("op".into(), op),
+                op.into_series().into_column(),
                 Column::new("offset".into(), self.offset),
                 Column::new("len".into(), self.len),
                 Column::new("submit_ns".into(), self.submit_ns),
@@ -145,19 +150,31 @@ impl Chunk {
     }
 }
 
-/// The Parquet schema of the samples: one row per measured I/O.
-pub fn sample_schema() -> Schema {
-    Schema::from_iter([
-        Field::new("job".into(), DataType::String),
+/// The values of the `op` column, in code order (a write is code 1).
+const OPS: [&str; 2] = ["read", "write"];
+
+/// The string type whose values are exactly `values` (a Parquet column of strings,
+/// dictionary-encoded).
+fn categories(values: &[&str]) -> PolarsResult<DataType> {
+    Ok(DataType::from_frozen_categories(FrozenCategories::new(
+        values.iter().copied(),
+    )?))
+}
+
+/// The Parquet schema of one job's samples: one row per measured I/O. `job` and `op` are
+/// strings, stored as a dictionary.
+pub fn sample_schema(job: &str) -> PolarsResult<Schema> {
+    Ok(Schema::from_iter([
+        Field::new("job".into(), categories(&[job])?),
         Field::new("thread".into(), DataType::UInt32),
         Field::new("seq".into(), DataType::UInt64),
-        Field::new("op".into(), DataType::String),
+        Field::new("op".into(), categories(&OPS)?),
         Field::new("offset".into(), DataType::UInt64),
         Field::new("len".into(), DataType::UInt32),
         Field::new("submit_ns".into(), DataType::UInt64),
         Field::new("latency_ns".into(), DataType::UInt64),
         Field::new("qd".into(), DataType::UInt32),
-    ])
+    ]))
 }
 
 /// The writer thread: encodes chunks into Parquet as they arrive (`spill` is `None`), or
@@ -178,7 +195,7 @@ fn write_samples(
     let level = polars::polars_utils::compression::ZstdLevel::try_new(1).ok();
     let mut writer = ParquetWriter::new(file)
         .with_compression(ParquetCompression::Zstd(level))
-        .batched(&sample_schema())
+        .batched(&sample_schema(job).map_err(store_err)?)
         .map_err(store_err)?;
     let mut rows = 0u64;
     let mut encode = |chunk: Chunk| -> Result<()> {

@@ -13,8 +13,7 @@
 //! not page aligned reads the partly written pages first. The drive's state (mapping, free
 //! blocks, busy times) persists across the jobs of a run, so a used drive behaves like one.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 
 use super::virtual_queue::{reserving_queues, Reserving};
 use super::{EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
@@ -232,7 +231,10 @@ enum Ftl {
 struct Buffer {
     cap: u64,
     used: u64,
-    frees: BinaryHeap<Reverse<(u64, u64)>>,
+    /// Bytes freed when their page is programmed: (when, bytes), in time order. A new
+    /// page's program ends after nearly every one before it, so it goes in a few places
+    /// from the back.
+    frees: std::collections::VecDeque<(u64, u64)>,
 }
 
 impl Buffer {
@@ -240,8 +242,8 @@ impl Buffer {
     fn admit(&mut self, bytes: u64, at: u64) -> u64 {
         let mut t = at;
         while self.used + bytes > self.cap {
-            match self.frees.pop() {
-                Some(Reverse((when, b))) => {
+            match self.frees.pop_front() {
+                Some((when, b)) => {
                     self.used -= b.min(self.used);
                     t = t.max(when);
                 }
@@ -252,7 +254,14 @@ impl Buffer {
         t
     }
     fn release(&mut self, at: u64, bytes: u64) {
-        self.frees.push(Reverse((at, bytes)));
+        let i = self.frees.len()
+            - self
+                .frees
+                .iter()
+                .rev()
+                .take_while(|&&(when, _)| when > at)
+                .count();
+        self.frees.insert(i, (at, bytes));
     }
 }
 
@@ -341,7 +350,7 @@ impl SsdSim {
             buffer: Buffer {
                 cap: p.buffer,
                 used: 0,
-                frees: BinaryHeap::new(),
+                frees: Default::default(),
             },
             ftl,
             filling: vec![0; p.dies],
