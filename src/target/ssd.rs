@@ -7,9 +7,10 @@
 //! the FTL: a page-mapped FTL appends it to the open block of the die whose page is being
 //! filled and programs each page as it fills, garbage-collecting a die (greedy or FIFO
 //! victim, valid pages copied, block erased) when its free blocks run low; a block-mapped
-//! FTL appends it to its logical block's log block and merges a whole block when the few
-//! log blocks run out (the JMF602 stutter). A compressing controller stores the LZ4 size
-//! LZ4 size of the data the engine actually wrote. A controller that does not remap writes that are
+//! FTL stripes each logical block across every die (one physical block on each, written
+//! page by page in turn), appends writes to the logical block's log block and merges a
+//! whole logical block when the few log blocks run out (the JMF602 stutter). A compressing
+//! controller stores the LZ4 size of the data the engine actually wrote. A controller that does not remap writes that are
 //! not page aligned reads the partly written pages first. The drive's state (mapping, free
 //! blocks, busy times) persists across the jobs of a run, so a used drive behaves like one.
 
@@ -507,10 +508,7 @@ impl SsdSim {
                     loc.bytes as u64,
                 ))
             }
-            Ftl::Block(_) => {
-                let lbn = lpn / self.p.pages_per_block;
-                Some(((lbn % self.p.dies as u64) as usize, self.p.page))
-            }
+            Ftl::Block(_) => Some(((lpn % self.p.dies as u64) as usize, self.p.page)),
         }
     }
 
@@ -552,18 +550,21 @@ impl SsdSim {
 
     /// Block FTL: writes logical page `lpn` through its logical block's log block, merging
     /// a log block first when none is free or its own is full; returns when it is on NAND.
+    /// A logical block is striped over every die (page `i` on die `i % dies`), as a
+    /// multi-channel controller writes it, so a merge keeps every die busy at once.
     fn log_write(&mut self, lpn: u64, at: u64) -> u64 {
         let p = self.p;
         let Ftl::Block(f) = &mut self.ftl else {
             return at;
         };
-        let lbn = lpn / p.pages_per_block;
-        let die = (lbn % p.dies as u64) as usize;
+        let span = p.pages_per_block * p.dies as u64;
+        let lbn = lpn / span;
+        let die = (lpn % p.dies as u64) as usize;
         f.uses += 1;
         let uses = f.uses;
         let mut merge: Vec<(u64, bool)> = Vec::new();
         match f.logs.get(&lbn).copied() {
-            Some((n, _, _)) if n >= p.pages_per_block => {
+            Some((n, _, _)) if n >= span => {
                 let (_, seq, _) = f.logs.remove(&lbn).unwrap_or((0, false, 0));
                 merge.push((lbn, seq));
             }
@@ -579,18 +580,17 @@ impl SsdSim {
             }
             None => {}
         }
-        let e = f
-            .logs
-            .entry(lbn)
-            .or_insert((0, lpn % p.pages_per_block == 0, uses));
-        e.1 = e.1 && lpn % p.pages_per_block == e.0;
+        let e = f.logs.entry(lbn).or_insert((0, lpn % span == 0, uses));
+        e.1 = e.1 && lpn % span == e.0;
         e.0 += 1;
         e.2 = uses;
-        // Merges run on the controller, one at a time: everything waits for them.
+        // Merges run on the controller, one at a time: everything waits for them. Each die
+        // copies its block's pages (read, program) and erases the old data and log blocks,
+        // all dies at once.
         let mut t = at.max(self.ctrl);
-        for (victim, sequential) in merge {
-            let vdie = (victim % p.dies as u64) as usize;
-            let start = t.max(self.die[vdie]);
+        let dies = p.dies as u64;
+        for (_, sequential) in merge {
+            let start = self.die.iter().fold(t, |a, &b| a.max(b));
             let cost = if sequential {
                 // A log written in order replaces its data block: erase the old one.
                 p.t_erase
@@ -598,12 +598,12 @@ impl SsdSim {
                 p.pages_per_block * (p.t_read + p.t_prog) + 2 * p.t_erase
             };
             t = start + cost;
-            self.die[vdie] = t;
+            self.die.iter_mut().for_each(|d| *d = t);
             self.stats.merges += 1;
-            self.stats.erases += if sequential { 1 } else { 2 };
+            self.stats.erases += if sequential { dies } else { 2 * dies };
             if !sequential {
-                self.stats.nand_bytes += p.block_bytes();
-                self.stats.gc_pages += p.pages_per_block;
+                self.stats.nand_bytes += p.block_bytes() * dies;
+                self.stats.gc_pages += p.pages_per_block * dies;
             }
         }
         self.ctrl = t;
@@ -622,7 +622,8 @@ impl SsdSim {
                 }
             }
             Ftl::Block(f) => {
-                let (a, b) = (first / p.pages_per_block, end / p.pages_per_block);
+                let span = p.pages_per_block * p.dies as u64;
+                let (a, b) = (first / span, end / span);
                 f.logs.retain(|lbn, _| *lbn < a || *lbn >= b);
             }
         }
