@@ -237,12 +237,13 @@ pub fn run(
     Ok(summary.into_inner().expect("summary lock"))
 }
 
-/// How fast a simulated drive can move data (bytes/s): the work its jobs are likely to
-/// simulate in a given virtual time.
+/// How much work a simulated drive's jobs are likely to cost per second of virtual time:
+/// the data it can move (bytes/s), four times over for a compressing drive, which runs a
+/// compressor over every byte written (about what it costs against the model).
 fn sim_rate(target: &TargetSpec) -> f64 {
     match target {
         TargetSpec::Sim(s) => s.link_rate.0,
-        TargetSpec::Ssd(s) => s.link_rate.0,
+        TargetSpec::Ssd(s) => s.link_rate.0 * if s.compression { 4.0 } else { 1.0 },
         TargetSpec::Hdd(h) => h.outer_rate.0.min(h.link_rate.0),
         TargetSpec::Path(_) => 0.0,
     }
