@@ -908,7 +908,7 @@ fn indexed(rgba: &[u8]) -> (Vec<[u8; 3]>, Vec<u8>) {
 
 /// Rasterizes a chart's SVG to PNG, [`PNG_WIDTH`] pixels wide, with the bundled fonts only
 /// (never the machine's), so the same SVG gives the same PNG; opaque, with a palette
-/// (see [`indexed`]), which keeps a chart's PNG small and quick to compress.
+/// (see `indexed`), which keeps a chart's PNG small and quick to compress.
 pub fn to_png(svg: &str) -> Result<Vec<u8>, String> {
     use resvg::{tiny_skia, usvg};
     let opt = usvg::Options {

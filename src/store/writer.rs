@@ -191,7 +191,7 @@ fn write_samples(
         message: e.to_string(),
     };
     // zstd's fastest level: the encoder runs beside a simulated drive's loop and costs as
-    // much as the model; level 3 would save a sixth of the bytes at half the speed.
+    // much as the model; level 3 saves a sixth of the bytes for nearly twice the time.
     let level = polars::polars_utils::compression::ZstdLevel::try_new(1).ok();
     let mut writer = ParquetWriter::new(file)
         .with_compression(ParquetCompression::Zstd(level))
