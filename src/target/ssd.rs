@@ -324,6 +324,18 @@ impl SsdSim {
                 uses: 0,
             }),
         };
+        let mut ftl = ftl;
+        if s.aged {
+            match &mut ftl {
+                Ftl::Page(f) => f.age(p, lpns)?,
+                Ftl::Block(_) => {
+                    return Err(Error::Target(format!(
+                        "drive {}: aged: true needs the page-mapped FTL",
+                        drive.id
+                    )))
+                }
+            }
+        }
         let mut identity = BTreeMap::new();
         identity.insert(
             "model".to_string(),
@@ -637,6 +649,95 @@ fn bucket_of(valid: u64, p: Params) -> usize {
 }
 
 impl PageFtl {
+    /// Lays the drive out as long uniform random writes leave it: every one of `lpns`
+    /// logical pages stored once, in closed blocks whose share of valid pages falls with
+    /// their age as `exp(-age / u)` (a page survives each later write with probability
+    /// about 1 − 1/lpns), `u` chosen so that the valid pages add up to `lpns`; the oldest
+    /// blocks are the next victims. Each die keeps one free block above its collection
+    /// watermark. Logical pages are dealt out in a scrambled order (a fixed multiplicative
+    /// permutation), so any span of them is spread over every block.
+    fn age(&mut self, p: Params, lpns: u64) -> Result<()> {
+        let ppb = p.pages_per_block;
+        let bpd = p.blocks_per_die as usize;
+        let per_die = bpd.saturating_sub(p.gc_free + 1);
+        let blocks = per_die * p.dies;
+        if (blocks as u64) * ppb < lpns || lpns == 0 {
+            return Err(Error::Target(
+                "an aged drive needs more flash than logical pages".into(),
+            ));
+        }
+        // Block k (0 the oldest) was written (blocks - k - 1/2) blocks' worth of writes ago:
+        // the valid pages of all blocks are a geometric sum in q = exp(-ppb / u).
+        let valid_with = |u: f64| -> f64 {
+            let q = (-(ppb as f64) / u).exp();
+            ppb as f64 * (-(ppb as f64) / (2.0 * u)).exp() * (1.0 - q.powi(blocks as i32))
+                / (1.0 - q)
+        };
+        let (mut lo, mut hi) = (1.0f64, 1e3 * blocks as f64 * ppb as f64);
+        for _ in 0..200 {
+            let mid = (lo * hi).sqrt();
+            if valid_with(mid) < lpns as f64 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut counts: Vec<u64> = Vec::with_capacity(blocks);
+        let (mut cum, mut given) = (0.0f64, 0u64);
+        for k in 0..blocks {
+            let age = (blocks - k) as f64 - 0.5;
+            cum += ppb as f64 * (-age * ppb as f64 / hi).exp();
+            let n = ((cum.round() as u64).min(lpns).saturating_sub(given)).min(ppb);
+            counts.push(n);
+            given += n;
+        }
+        // Rounding leaves a few pages over: the newest blocks with room take them.
+        for n in counts.iter_mut().rev() {
+            let more = (lpns - given).min(ppb - *n);
+            *n += more;
+            given += more;
+        }
+        // The scrambling: i -> (i * step) mod lpns, a bijection as step is coprime to lpns.
+        let gcd = |mut a: u64, mut b: u64| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        let mut step = ((lpns as f64 * 0.618_033_988_75) as u64).max(1);
+        while gcd(step, lpns) != 1 {
+            step += 1;
+        }
+        let mut i = 0u64;
+        for (k, &n) in counts.iter().enumerate() {
+            let (die, b) = (k % p.dies, (k % p.dies) * bpd + k / p.dies);
+            let blk = &mut self.blocks[b];
+            blk.entries.clear();
+            for entry in 0..n {
+                let lpn = ((i as u128 * step as u128) % lpns as u128) as u32;
+                i += 1;
+                blk.entries.push((lpn, p.page as u32));
+                let loc = Loc {
+                    block: b as u32,
+                    entry: entry as u32,
+                    bytes: p.page as u32,
+                };
+                self.map[lpn as usize] = loc.pack();
+            }
+            // The stale rest of the block: no page maps to these entries.
+            blk.entries.resize(ppb as usize, (0, p.page as u32));
+            blk.used = ppb * p.page;
+            blk.valid = n * p.page;
+            self.close(die, b as u32, p);
+        }
+        for (d, free) in self.free.iter_mut().enumerate() {
+            *free = ((d * bpd + per_die) as u32..((d + 1) * bpd) as u32)
+                .rev()
+                .collect();
+        }
+        Ok(())
+    }
+
     fn invalidate(&mut self, lpn: u64, p: Params) {
         let Some(Loc { block, bytes, .. }) = self
             .map
@@ -903,8 +1004,12 @@ mod tests {
     use crate::workload::below;
 
     fn drive(policy: &str) -> SsdSim {
+        drive_aged(policy, false)
+    }
+
+    fn drive_aged(policy: &str, aged: bool) -> SsdSim {
         let yaml = format!(
-            "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  gc_policy: {policy}\n  remap: true\n"
+            "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  gc_policy: {policy}\n  remap: true\n  aged: {aged}\n"
         );
         let spec: DriveSpec =
             crate::config::from_yaml(std::path::Path::new("small.yaml"), &yaml).unwrap();
@@ -966,6 +1071,44 @@ mod tests {
         let greedy = used("greedy", 64 << 20, 150_000).write_amplification();
         let fifo = used("fifo", 64 << 20, 150_000).write_amplification();
         assert!(fifo > 1.3 * greedy, "fifo {fifo:.2} vs greedy {greedy:.2}");
+    }
+
+    /// Write amplification of `n` uniform random writes over the whole of `sim`.
+    fn random_wa(sim: &mut SsdSim, n: u64, seed: u64) -> f64 {
+        let pages = sim.info.capacity / 4096;
+        let before = sim.stats();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        for i in 0..n {
+            write(sim, below(&mut rng, pages) * 4096, i);
+        }
+        let after = sim.stats();
+        (after.nand_bytes - before.nand_bytes) as f64
+            / (after.host_bytes - before.host_bytes) as f64
+    }
+
+    #[test]
+    fn an_aged_drive_is_laid_out_as_random_use_leaves_it() {
+        let mut built = drive_aged("greedy", true);
+        let pages = built.info.capacity / 4096;
+        let Ftl::Page(f) = &built.ftl else { panic!() };
+        // Every logical page stored exactly once.
+        let mapped = f.map.iter().filter(|w| **w != 0).count() as u64;
+        assert_eq!(mapped, pages);
+        let valid: u64 = f.blocks.iter().map(|b| b.valid).sum();
+        assert_eq!(valid, pages * 4096);
+        // Against a drive really aged by writing it full and then four times over at random:
+        // the next random writes cost about as much NAND work on both.
+        let mut aged = drive("greedy");
+        for i in 0..pages {
+            write(&mut aged, i * 4096, i);
+        }
+        random_wa(&mut aged, 4 * pages, 1);
+        let really = random_wa(&mut aged, pages / 2, 2);
+        let direct = random_wa(&mut built, pages / 2, 2);
+        assert!(
+            really > 2.0 && (direct / really - 1.0).abs() < 0.25,
+            "write amplification: built {direct:.2}, aged by writes {really:.2}"
+        );
     }
 
     #[test]
