@@ -248,3 +248,34 @@ fn the_jmf602_streams_but_stutters_on_small_random_writes() {
     assert!(sw > 30.0, "sequential write {sw:.1} MB/s");
     assert!(sw > 500.0 * rw, "sequential {sw:.1} vs random {rw:.3} MB/s");
 }
+
+#[test]
+fn a_used_x25m_collects_garbage_from_the_first_write() {
+    // The X25-M as `aged: true` builds it (written all over at random): AnandTech 2009's
+    // 4 KiB random write, QD3 over 8 GiB, measured 23.1 MB/s on such a drive
+    // (shared/reference/drives-and-nand.md); the stalls are single victims collected on a
+    // die, about a hundred valid pages each (bit-tech saw 104 ms).
+    let lab = TestLab::new();
+    let text = fs::read_to_string(format!(
+        "{}/drives/intel-x25m-g2-160.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .replace("\nssd:\n", "\nssd:\n  aged: true\n");
+    assert!(text.contains("aged: true"));
+    lab.write("drives/intel-x25m-g2-160.yaml", &text);
+    lab.write(
+        "suites/t.yaml",
+        "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 30s\n    metric: mb_per_s\n",
+    );
+    let r = run(&lab);
+    let row = &r[&("intel-x25m-g2-160".into(), "rw".into(), "base".into())];
+    let get = |k: &str| row[k].as_f64().unwrap();
+    near(get("mb_per_s"), 23.1, "used X25-M MB/s");
+    let max_ms = get("lat_max_us") / 1e3;
+    assert!(
+        (50.0..200.0).contains(&max_ms),
+        "the longest stall, one victim: {max_ms:.1} ms"
+    );
+    assert!(get("lat_mean_us") < 1000.0, "mean {}", get("lat_mean_us"));
+}

@@ -203,6 +203,10 @@ fn prefetch_line<T>(v: &T) {
     let _ = v;
 }
 
+/// Free blocks above the collection watermark below which a die collects one victim after
+/// each write it takes (background collection); at the watermark it collects until above.
+const BACKGROUND_GC_BLOCKS: usize = 2;
+
 /// The page-mapped FTL: logical pages appended to the open block of a die.
 struct PageFtl {
     /// Logical page → where it is stored, [`Loc`] packed; 0 when unmapped.
@@ -379,14 +383,17 @@ impl SsdSim {
         self.stats
     }
 
-    /// Programs a page on `die` once its data is there at `ready`; returns when done.
+    /// Programs a page on `die` once its data is there at `ready`; returns when done. The
+    /// data crosses the channel as soon as the channel is free and waits in the die's
+    /// cache register if the die is still busy (a die collecting garbage does not hold up
+    /// the other dies on its channel).
     fn program(&mut self, die: usize, ready: u64) -> u64 {
         let p = self.p;
         let ch = die % p.channels;
-        let start = ready.max(self.die[die]).max(self.chan[ch]);
+        let start = ready.max(self.chan[ch]);
         let sent = start + (p.page as f64 * p.chan_ns_per_byte) as u64;
         self.chan[ch] = sent;
-        self.die[die] = sent + p.t_prog;
+        self.die[die] = sent.max(self.die[die]) + p.t_prog;
         self.stats.nand_bytes += p.page;
         self.die[die]
     }
@@ -554,8 +561,20 @@ impl SsdSim {
             self.buffer.release(done, p.page);
         }
         if pages > 0 {
+            // The next page goes to the next die in turn if it is free by the time this
+            // write's data arrived, else to the die that is free first (the next in turn
+            // among equals): a die busy collecting garbage is passed over.
+            let turn = if die + 1 == p.dies { 0 } else { die + 1 };
+            let next = if self.die[turn] <= at {
+                turn
+            } else {
+                (turn..p.dies)
+                    .chain(0..turn)
+                    .min_by_key(|&d| self.die[d])
+                    .unwrap_or(turn)
+            };
             if let Ftl::Page(f) = &mut self.ftl {
-                f.die = (die + 1) % p.dies;
+                f.die = next;
             }
         }
         Ok(())
@@ -797,12 +816,18 @@ impl PageFtl {
                 self.close(die, b, p);
             }
             if self.free[die].len() <= p.gc_free {
-                self.collect(die, p, busy, stats, at)?;
+                self.collect(die, p, busy, stats, at, p.gc_free, usize::MAX)?;
             }
         }
         // GC leaves its copies in an open block, which may have no room left.
         self.open_with_room(die, bytes, p)?;
-        self.store(die, lpn, bytes)
+        self.store(die, lpn, bytes)?;
+        // Near the watermark the die collects one victim at a time between writes (in the
+        // background, as controllers do), so a write rarely waits for more than one.
+        if self.free[die].len() <= p.gc_free + BACKGROUND_GC_BLOCKS {
+            self.collect(die, p, busy, stats, at, p.gc_free + BACKGROUND_GC_BLOCKS, 1)?;
+        }
+        Ok(())
     }
 
     /// Whether the open block of `die` can take `bytes` more.
@@ -876,9 +901,10 @@ impl PageFtl {
         }
     }
 
-    /// Garbage collection on `die` until it has more than the watermark of free blocks:
-    /// victims' valid data is copied (read and program on the die) into the die's open
-    /// block, and the victim erased.
+    /// Garbage collection on `die` while it has no more than `floor` free blocks, at most
+    /// `most` victims: their valid data is copied (read and program on the die) into the
+    /// die's open block, and the victim erased.
+    #[allow(clippy::too_many_arguments)]
     fn collect(
         &mut self,
         die: usize,
@@ -886,8 +912,12 @@ impl PageFtl {
         busy: &mut [u64],
         stats: &mut SsdStats,
         at: u64,
+        floor: usize,
+        most: usize,
     ) -> Result<()> {
-        while self.free[die].len() <= p.gc_free {
+        let mut taken = 0;
+        while self.free[die].len() <= floor && taken < most {
+            taken += 1;
             let Some(victim) = self.victim(die, p) else {
                 break;
             };
