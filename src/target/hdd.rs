@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::virtual_queue::{one_queue, take_done, Done};
-use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
+use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, HddSpec};
 use crate::error::{Error, Result};
 use crate::workload::{IoRequest, Op};
@@ -121,27 +121,15 @@ pub struct HddSim {
 impl HddSim {
     /// A disk at rest at time zero, head at the outer edge, cache empty.
     pub fn new(drive: &DriveSpec, s: &HddSpec) -> Result<HddSim> {
-        let capacity = drive.capacity / 512 * 512;
-        let mut identity = BTreeMap::new();
-        identity.insert(
-            "model".to_string(),
-            format!("{} {}", drive.vendor, drive.model),
+        let info = TargetInfo::simulated(
+            drive,
+            512,
+            512,
+            &[("sim_model", "hdd"), ("rotational", "1")],
         );
-        if let Some(fw) = &drive.firmware {
-            identity.insert("firmware".to_string(), fw.clone());
-        }
-        identity.insert("sim_model".to_string(), "hdd".to_string());
-        identity.insert("rotational".to_string(), "1".to_string());
         Ok(HddSim {
-            info: TargetInfo {
-                kind: TargetKind::Simulated,
-                path: None,
-                capacity,
-                logical_block: 512,
-                physical_block: 512,
-                identity,
-            },
-            p: Params::of(s, capacity),
+            p: Params::of(s, info.capacity),
+            info,
             clock: 0,
             link_out: 0,
             link_in: 0,

@@ -55,6 +55,37 @@ pub struct TargetInfo {
     pub identity: BTreeMap<String, String>,
 }
 
+impl TargetInfo {
+    /// What a simulated drive reports: the drive file's model and firmware, then `extra`
+    /// identity keys; its capacity in whole logical blocks.
+    pub(crate) fn simulated(
+        drive: &DriveSpec,
+        logical: u32,
+        physical: u32,
+        extra: &[(&str, &str)],
+    ) -> TargetInfo {
+        let mut identity = BTreeMap::new();
+        identity.insert(
+            "model".to_string(),
+            format!("{} {}", drive.vendor, drive.model),
+        );
+        if let Some(fw) = &drive.firmware {
+            identity.insert("firmware".to_string(), fw.clone());
+        }
+        for (k, v) in extra {
+            identity.insert(k.to_string(), v.to_string());
+        }
+        TargetInfo {
+            kind: TargetKind::Simulated,
+            path: None,
+            capacity: drive.capacity / logical as u64 * logical as u64,
+            logical_block: logical,
+            physical_block: physical,
+            identity,
+        }
+    }
+}
+
 /// A finished I/O.
 #[derive(Debug)]
 pub struct Completion {

@@ -10,10 +10,8 @@
 //! nothing is looked up from expected results. The state (busy times, positions, clock)
 //! persists across the jobs of a run.
 
-use std::collections::BTreeMap;
-
 use super::virtual_queue::{reserving_queues, Reserving};
-use super::{EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
+use super::{EngineChoice, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, SimSpec};
 use crate::error::{Error, Result};
 use crate::suite::Workload;
@@ -78,24 +76,9 @@ impl SimpleSim {
                 drive.id
             )));
         }
-        let mut identity = BTreeMap::new();
-        identity.insert(
-            "model".to_string(),
-            format!("{} {}", drive.vendor, drive.model),
-        );
-        if let Some(fw) = &drive.firmware {
-            identity.insert("firmware".to_string(), fw.clone());
-        }
         let p = Params::of(s);
         Ok(SimpleSim {
-            info: TargetInfo {
-                kind: TargetKind::Simulated,
-                path: None,
-                capacity: drive.capacity / logical * logical,
-                logical_block: logical as u32,
-                physical_block: logical as u32,
-                identity,
-            },
+            info: TargetInfo::simulated(drive, logical as u32, logical as u32, &[]),
             p,
             clock: 0,
             unit_busy: vec![0; p.units as usize],

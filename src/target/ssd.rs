@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use super::virtual_queue::{reserving_queues, Reserving};
-use super::{EngineChoice, IoQueue, Target, TargetInfo, TargetKind};
+use super::{EngineChoice, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, FtlKind, GcPolicy, SsdSpec};
 use crate::error::{Error, Result};
 use crate::workload::{IoRequest, Op};
@@ -302,7 +302,7 @@ impl SsdSim {
                 drive.id
             )));
         }
-        let ftl = match p.ftl {
+        let mut ftl = match p.ftl {
             FtlKind::Page => {
                 let bpd = p.blocks_per_die as u32;
                 Ftl::Page(PageFtl {
@@ -328,36 +328,17 @@ impl SsdSim {
                 uses: 0,
             }),
         };
-        let mut ftl = ftl;
-        if s.aged {
-            match &mut ftl {
-                Ftl::Page(f) => f.age(p, lpns)?,
-                Ftl::Block(_) => {
-                    return Err(Error::Target(format!(
-                        "drive {}: aged: true needs the page-mapped FTL",
-                        drive.id
-                    )))
-                }
-            }
+        // The drive file's check refuses `aged` for a block-mapped FTL.
+        if let (true, Ftl::Page(f)) = (s.aged, &mut ftl) {
+            f.age(p, lpns)?;
         }
-        let mut identity = BTreeMap::new();
-        identity.insert(
-            "model".to_string(),
-            format!("{} {}", drive.vendor, drive.model),
-        );
-        if let Some(fw) = &drive.firmware {
-            identity.insert("firmware".to_string(), fw.clone());
-        }
-        identity.insert("sim_model".to_string(), "ssd".to_string());
         Ok(SsdSim {
-            info: TargetInfo {
-                kind: TargetKind::Simulated,
-                path: None,
-                capacity: drive.capacity / logical * logical,
-                logical_block: logical as u32,
-                physical_block: p.page as u32,
-                identity,
-            },
+            info: TargetInfo::simulated(
+                drive,
+                logical as u32,
+                p.page as u32,
+                &[("sim_model", "ssd")],
+            ),
             p,
             clock: 0,
             link_out: 0,
