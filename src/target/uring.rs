@@ -67,12 +67,13 @@ impl UringQueue {
     }
 
     fn wait(&mut self) -> std::io::Result<()> {
-        // Waking the engine for every single completion costs a wake-up each time on the CPU
-        // that completes I/O (the io-wq or loop worker, the virtio interrupt) and starves the
-        // device's queue while the engine catches up; waiting for a quarter of those in flight
-        // keeps three quarters queued while it sleeps. fio reaps in batches of about this size
-        // too (its own work between waits lets completions gather). Each I/O is stamped when
-        // its batch is reaped, as fio stamps it.
+        // Waking the engine for every completion costs the CPU that completes the I/O (an
+        // io_uring worker, the loop worker, the virtio interrupt) a wake-up each time, and
+        // with the engine asleep in between, the scheduler moves that worker between CPUs
+        // (docs/performance.md). Waiting for a quarter of those in flight keeps three
+        // quarters queued while it sleeps; fio reaps about as many per wait (its own work
+        // between waits lets them gather). Each I/O is stamped when its batch is reaped, as
+        // fio stamps it.
         let want = (self.inflight / REAP_SHARE).max(1);
         loop {
             match self.ring.submit_and_wait(want) {
