@@ -37,6 +37,20 @@ fn run(lab: &TestLab) -> BTreeMap<(String, String, String), serde_json::Value> {
         .collect()
 }
 
+/// One figure of a summary row: `key` of `drive`'s `test` in `variant`.
+fn figure(
+    r: &BTreeMap<(String, String, String), serde_json::Value>,
+    drive: &str,
+    test: &str,
+    variant: &str,
+    key: &str,
+) -> f64 {
+    let row = &r[&(drive.into(), test.into(), variant.into())];
+    row[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{drive} {test} {variant}: no figure {key}"))
+}
+
 fn near(value: f64, review: f64, what: &str) {
     assert!(
         (value / review - 1.0).abs() <= 0.20,
@@ -52,11 +66,7 @@ fn bit_tech_random_write_figures_and_order() {
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 20s\n    data: incompressible\n    metric: mb_per_s\n",
     );
     let r = run(&lab);
-    let get = |d: &str, k: &str| {
-        r[&(d.into(), "rw".into(), "base".into())][k]
-            .as_f64()
-            .unwrap()
-    };
+    let get = |d: &str, k: &str| figure(&r, d, "rw", "base", k);
     near(get("intel-x25m-g2-160", "mb_per_s"), 28.87, "X25-M MB/s");
     near(get("ocz-vertex-120", "mb_per_s"), 9.97, "Vertex MB/s");
     near(
@@ -84,11 +94,7 @@ fn sandforce_differs_with_the_data_others_do_not() {
         "name: t\ntitle: t\nseed: 1\ntests:\n  - id: sw\n    title: sw\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    duration: 5s\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n",
     );
     let r = run(&lab);
-    let get = |d: &str, v: &str| {
-        r[&(d.into(), "sw".into(), format!("data-{v}"))]["mb_per_s"]
-            .as_f64()
-            .unwrap()
-    };
+    let get = |d: &str, v: &str| figure(&r, d, "sw", &format!("data-{v}"), "mb_per_s");
     let sf = get("ocz-vertex-le-100", "compressible") / get("ocz-vertex-le-100", "incompressible");
     assert!(
         sf > 1.5,
@@ -117,11 +123,7 @@ fn alignment_costs_the_c300_a_read_modify_write() {
         "name: t\ntitle: t\nseed: 2010\ntests:\n  - id: fill\n    title: fill\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: 8GiB\n    queue_depth: 4\n    count: 65536\n    metric: mb_per_s\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 5s\n    data: compressible\n    metric: mb_per_s\n    variants:\n      align: [512B, 4KiB]\n",
     );
     let r = run(&lab);
-    let get = |d: &str, v: &str| {
-        r[&(d.into(), "rw".into(), format!("align-{v}"))]["mb_per_s"]
-            .as_f64()
-            .unwrap()
-    };
+    let get = |d: &str, v: &str| figure(&r, d, "rw", &format!("align-{v}"), "mb_per_s");
     let c300 = (
         get("crucial-c300-256", "512b"),
         get("crucial-c300-256", "4k"),
@@ -162,11 +164,7 @@ fn a_faster_drive_is_capped_by_a_3gbps_link() {
         "name: t\ntitle: t\nseed: 1\ntests:\n  - id: fill\n    title: fill\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: 2GiB\n    queue_depth: 8\n    count: 16384\n    metric: mb_per_s\n  - id: sr\n    title: sr\n    operation: read\n    pattern: sequential\n    block_size: 128KiB\n    span: 2GiB\n    queue_depth: 8\n    duration: 2s\n    metric: mb_per_s\n",
     );
     let r = run(&lab);
-    let get = |d: &str| {
-        r[&(d.into(), "sr".into(), "base".into())]["mb_per_s"]
-            .as_f64()
-            .unwrap()
-    };
+    let get = |d: &str| figure(&r, d, "sr", "base", "mb_per_s");
     assert!(get("on-3g") <= 280.0, "3 Gbps: {}", get("on-3g"));
     assert!(
         get("on-6g") > 300.0 && get("on-6g") > 1.3 * get("on-3g"),
@@ -183,8 +181,7 @@ fn the_hard_disk_seeks_spins_and_streams() {
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: sr\n    title: sr\n    operation: read\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    duration: 5s\n    metric: mb_per_s\n  - id: rr\n    title: rr\n    operation: read\n    pattern: random\n    block_size: 4KiB\n    span: full\n    queue_depth: 1\n    duration: 10s\n    metric: iops\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    data: incompressible\n    metric: mb_per_s\n",
     );
     let r = run(&lab);
-    let get =
-        |d: &str, t: &str, k: &str| r[&(d.into(), t.into(), "base".into())][k].as_f64().unwrap();
+    let get = |d: &str, t: &str, k: &str| figure(&r, d, t, "base", k);
     let disk = "samsung-spinpoint-f1-1tb";
     // Streaming from the outer zone at its media rate, read-ahead hiding the gaps.
     let sr = get(disk, "sr", "mb_per_s");
@@ -239,11 +236,7 @@ fn the_jmf602_streams_but_stutters_on_small_random_writes() {
         "name: t\ntitle: t\nseed: 1\ntests:\n  - id: sw\n    title: sw\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    duration: 5s\n    metric: mb_per_s\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 20s\n    metric: mb_per_s\n",
     );
     let r = run(&lab);
-    let get = |t: &str| {
-        r[&("ocz-core-v2-120".into(), t.into(), "base".into())]["mb_per_s"]
-            .as_f64()
-            .unwrap()
-    };
+    let get = |t: &str| figure(&r, "ocz-core-v2-120", t, "base", "mb_per_s");
     let (sw, rw) = (get("sw"), get("rw"));
     assert!(sw > 30.0, "sequential write {sw:.1} MB/s");
     assert!(sw > 500.0 * rw, "sequential {sw:.1} vs random {rw:.3} MB/s");
