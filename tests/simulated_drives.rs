@@ -62,7 +62,7 @@ fn near(value: f64, review: f64, what: &str) {
 fn bit_tech_random_write_figures_and_order() {
     // bit-tech's test (4 KiB random write, QD3, 4 GiB), 20 s instead of 2 min.
     let lab = lab(
-        &["intel-x25m-g2-160", "ocz-vertex-120", "ocz-core-v2-120"],
+        &["intel-x25m-g2-160", "ocz-vertex-120", "ocz-core-64"],
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 20s\n    data: incompressible\n    metric: mb_per_s\n",
     );
     let r = run(&lab);
@@ -74,15 +74,21 @@ fn bit_tech_random_write_figures_and_order() {
         1.16,
         "Vertex mean ms",
     );
+    // bit-tech's single-JMF602 drives: a JMF602A (see drives/ocz-core-64.yaml), whose
+    // cache, written out whole when full, makes the longest waits.
     near(
-        get("ocz-core-v2-120", "lat_mean_us") / 1e3,
+        get("ocz-core-64", "lat_mean_us") / 1e3,
         350.0,
         "JMF602 mean ms",
     );
-    assert!(get("ocz-core-v2-120", "lat_max_us") >= get("ocz-core-v2-120", "lat_mean_us"));
+    near(
+        get("ocz-core-64", "lat_max_us") / 1e3,
+        650.0,
+        "JMF602 max ms",
+    );
     assert!(
         get("intel-x25m-g2-160", "mb_per_s") > get("ocz-vertex-120", "mb_per_s")
-            && get("ocz-vertex-120", "mb_per_s") > 10.0 * get("ocz-core-v2-120", "mb_per_s"),
+            && get("ocz-vertex-120", "mb_per_s") > 10.0 * get("ocz-core-64", "mb_per_s"),
         "the order of the drives"
     );
 }

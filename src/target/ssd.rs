@@ -226,6 +226,9 @@ struct BlockFtl {
     /// Log blocks: logical block → (pages written, written in order from page 0, last use).
     logs: BTreeMap<u64, (u64, bool, u64)>,
     uses: u64,
+    /// Logical pages held in the controller's cache, in arrival order, written out all
+    /// together when a write finds it full.
+    cache: Vec<u64>,
 }
 
 enum Ftl {
@@ -326,6 +329,7 @@ impl SsdSim {
             FtlKind::Block => Ftl::Block(BlockFtl {
                 logs: BTreeMap::new(),
                 uses: 0,
+                cache: Vec::new(),
             }),
         };
         // The drive file's check refuses `aged` for a block-mapped FTL.
@@ -488,9 +492,28 @@ impl SsdSim {
                         Ok(admitted)
                     }
                     FtlKind::Block => {
+                        // A write completes in the cache; one that finds no room waits for
+                        // the whole cache to be written out (its merges one after another:
+                        // the pause). One larger than the cache goes straight through.
+                        let cap = p.buffer / p.page;
+                        let held = match &self.ftl {
+                            Ftl::Block(f) => f.cache.len() as u64,
+                            Ftl::Page(_) => 0,
+                        };
                         let mut done = at;
-                        for lpn in first..=last {
-                            done = done.max(self.log_write(lpn, at));
+                        if held + pages > cap {
+                            done = self.write_out_cache(at);
+                        }
+                        if pages > cap {
+                            for lpn in first..=last {
+                                done = done.max(self.log_write(lpn, at));
+                            }
+                        } else if let Ftl::Block(f) = &mut self.ftl {
+                            for lpn in first..=last {
+                                if !f.cache.contains(&lpn) {
+                                    f.cache.push(lpn);
+                                }
+                            }
                         }
                         Ok(done)
                     }
@@ -509,6 +532,8 @@ impl SsdSim {
                     loc.bytes as u64,
                 ))
             }
+            // A page in the cache is read from there.
+            Ftl::Block(f) if f.cache.contains(&lpn) => None,
             Ftl::Block(_) => Some(((lpn % self.p.dies as u64) as usize, self.p.page)),
         }
     }
@@ -559,6 +584,25 @@ impl SsdSim {
             }
         }
         Ok(())
+    }
+
+    /// Block FTL: writes every page held in the cache through the log blocks, in arrival
+    /// order, from `at`; returns when the last is on NAND (`at` if the cache is empty).
+    fn write_out_cache(&mut self, at: u64) -> u64 {
+        let cached = match &mut self.ftl {
+            Ftl::Block(f) => std::mem::take(&mut f.cache),
+            Ftl::Page(_) => return at,
+        };
+        let mut done = at;
+        for &lpn in &cached {
+            done = done.max(self.log_write(lpn, at));
+        }
+        if let Ftl::Block(f) = &mut self.ftl {
+            // The emptied vector is kept for its capacity.
+            f.cache = cached;
+            f.cache.clear();
+        }
+        done
     }
 
     /// Block FTL: writes logical page `lpn` through its logical block's log block, merging
@@ -638,6 +682,7 @@ impl SsdSim {
                 let span = p.pages_per_block * p.dies as u64;
                 let (a, b) = (first / span, end / span);
                 f.logs.retain(|lbn, _| *lbn < a || *lbn >= b);
+                f.cache.retain(|lpn| *lpn < first || *lpn >= end);
             }
         }
     }
@@ -968,8 +1013,10 @@ impl Target for SsdSim {
 impl SsdSim {
     /// Leaves the drive idle until everything it has accepted is on NAND (as a benchmark's
     /// pause between tests does), so one test's backlog does not stall the next one's first
-    /// I/Os. Data waiting for the rest of its page stays in the buffer.
+    /// I/Os; a block-mapped controller writes out its cache. Data waiting for the rest of
+    /// its page stays in the buffer.
     fn settle(&mut self) {
+        self.write_out_cache(self.clock);
         let busy = [self.ctrl, self.link_out, self.link_in]
             .into_iter()
             .chain(self.chan.iter().copied())
@@ -1142,6 +1189,62 @@ mod tests {
         assert_eq!(
             s.gc_pages, before.gc_pages,
             "nothing valid to copy after a TRIM"
+        );
+    }
+
+    /// A block-mapped drive (JMF602-like) with a cache of `cache`.
+    fn block_drive(cache: &str) -> SsdSim {
+        let yaml = format!(
+            "id: jm\nvendor: Acme\nmodel: Jm\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 40us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: {cache}\n  ftl: block\n  log_blocks: 1\n  remap: false\n"
+        );
+        let spec: DriveSpec =
+            crate::config::from_yaml(std::path::Path::new("jm.yaml"), &yaml).unwrap();
+        let crate::drive::TargetSpec::Ssd(s) = &spec.target else {
+            panic!("an SSD")
+        };
+        SsdSim::new(&spec, s).unwrap()
+    }
+
+    #[test]
+    fn a_block_mapped_cache_twice_as_large_pauses_half_as_often_twice_as_long() {
+        // Scattered writes, one at a time, each to another logical block (512 KiB here) and
+        // not to its first page (a log written in order from there is switched in whole).
+        let waits = |cache: &str| {
+            let mut sim = block_drive(cache);
+            (0..48u64)
+                .map(|i| {
+                    let t = sim.clock;
+                    write(&mut sim, (i * 37 % 512) * 512 * 1024 + 5 * 4096, i) - t
+                })
+                .collect::<Vec<u64>>()
+        };
+        let pauses = |w: &[u64]| {
+            w.iter()
+                .copied()
+                .filter(|&t| t > 10_000_000)
+                .collect::<Vec<_>>()
+        };
+        let (small, large) = (waits("16KiB"), waits("32KiB"));
+        let (a, b) = (pauses(&small), pauses(&large));
+        // The writes between pauses complete in the cache.
+        assert!(small
+            .iter()
+            .chain(&large)
+            .all(|&t| !(1_000_000..=10_000_000).contains(&t)));
+        assert!(
+            (a.len() as f64 / b.len() as f64 - 2.0).abs() < 0.3,
+            "pauses: {} with 4 pages of cache, {} with 8",
+            a.len(),
+            b.len()
+        );
+        // A pause writes the whole cache out: a merge of a 32-page block per page.
+        let merge = 32 * (50_000 + 900_000) + 2 * 3_500_000;
+        let longest = |p: &[u64]| p.iter().copied().max().unwrap_or(0) as f64 / merge as f64;
+        assert!(
+            (longest(&a) - 4.0).abs() < 0.5 && (longest(&b) - 8.0).abs() < 0.5,
+            "longest pause in merges: {:.2} and {:.2}",
+            longest(&a),
+            longest(&b)
         );
     }
 }
