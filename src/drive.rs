@@ -174,6 +174,15 @@ pub struct SsdSpec {
     /// collection leaves them (page-mapped FTL only). Built directly, deterministically.
     #[serde(default)]
     pub aged: bool,
+    /// Controllers in RAID 0 behind the one host link (the G.Skill Titan's two JMF602B);
+    /// the parameters above are then each controller's, and each holds an equal share of
+    /// the capacity.
+    #[serde(default = "one_controller")]
+    pub controllers: u32,
+    /// With several controllers: the RAID 0 stripe, the run of bytes on one controller
+    /// before the next.
+    #[serde(default)]
+    pub stripe: Option<Size>,
     /// Parameter sets by firmware revision: the drive's `firmware:` picks one, whose keys
     /// replace those above.
     #[serde(default)]
@@ -399,6 +408,10 @@ impl RawDrive {
     }
 }
 
+fn one_controller() -> u32 {
+    1
+}
+
 /// Checks an SSD's parameters against each other and the capacity.
 fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
     let units = s.channels as u64 * s.dies_per_channel as u64;
@@ -419,13 +432,44 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
             s.pages_per_block
         ));
     }
+    if !(1..=16).contains(&s.controllers) {
+        return Err(format!(
+            "ssd.controllers: expected 1 to 16, found {}",
+            s.controllers
+        ));
+    }
+    match (s.controllers, s.stripe) {
+        (1, Some(_)) => {
+            return Err("ssd.stripe: expected only with two or more `controllers`".into());
+        }
+        (2.., None) => {
+            return Err(
+                "ssd.stripe: expected a stripe size (e.g. 64KiB) with two or more `controllers`"
+                    .into(),
+            );
+        }
+        (2.., Some(st)) if st.0 == 0 || st.0 % s.page.0 != 0 || st.0 % 512 != 0 => {
+            return Err(format!(
+                "ssd.stripe: expected a whole number of pages ({} B each), found {} B",
+                s.page.0, st.0
+            ));
+        }
+        _ => {}
+    }
+    // Each controller holds its share of the capacity.
+    let capacity = capacity / s.controllers as u64;
     let block = s.page.0 * s.pages_per_block as u64;
     let blocks_per_die = s.raw_capacity.0 / block / units;
     // Room for the user data, plus a few blocks per die to garbage-collect into.
     if s.raw_capacity.0 < capacity + units * block * 4 || blocks_per_die < 8 {
         return Err(format!(
-            "ssd.raw_capacity: expected more NAND than the capacity ({capacity} B) plus four \
+            "ssd.raw_capacity: expected more NAND than the capacity ({capacity} B{}) plus four \
              blocks per die ({} B), found {} B",
+            if s.controllers > 1 {
+                " on each controller"
+            } else {
+                ""
+            },
             units * block * 4,
             s.raw_capacity.0
         ));

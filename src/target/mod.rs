@@ -8,6 +8,7 @@ mod file;
 pub mod hdd;
 pub mod sim;
 pub mod ssd;
+mod striped;
 mod uring;
 mod virtual_queue;
 
@@ -192,6 +193,9 @@ pub fn open(
 ) -> Result<Box<dyn Target>> {
     match &spec.target {
         TargetSpec::Sim(sim) => Ok(Box::new(SimpleSim::new(spec, sim)?)),
+        TargetSpec::Ssd(ssd) if ssd.controllers > 1 => {
+            Ok(Box::new(striped::StripedSsd::new(spec, ssd)?))
+        }
         TargetSpec::Ssd(ssd) => Ok(Box::new(ssd::SsdSim::new(spec, ssd)?)),
         TargetSpec::Hdd(hdd) => Ok(Box::new(hdd::HddSim::new(spec, hdd)?)),
         TargetSpec::Path(p) => {

@@ -1015,7 +1015,7 @@ impl SsdSim {
     /// pause between tests does), so one test's backlog does not stall the next one's first
     /// I/Os; a block-mapped controller writes out its cache. Data waiting for the rest of
     /// its page stays in the buffer.
-    fn settle(&mut self) {
+    pub(super) fn settle(&mut self) {
         self.write_out_cache(self.clock);
         let busy = [self.ctrl, self.link_out, self.link_in]
             .into_iter()
