@@ -448,7 +448,7 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
                     .into(),
             );
         }
-        (2.., Some(st)) if st.0 == 0 || st.0 % s.page.0 != 0 || st.0 % 512 != 0 => {
+        (2.., Some(st)) if st.0 == 0 || st.0 % s.page.0 != 0 => {
             return Err(format!(
                 "ssd.stripe: expected a whole number of pages ({} B each), found {} B",
                 s.page.0, st.0

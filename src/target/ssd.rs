@@ -9,9 +9,10 @@
 //! victim, valid pages copied, block erased) when its free blocks run low; a block-mapped
 //! FTL stripes each logical block across every die (one physical block on each, written
 //! page by page in turn), appends writes to the logical block's log block and merges a
-//! whole logical block when the few log blocks run out (the JMF602 stutter). A compressing
-//! controller stores the LZ4 size of the data the engine actually wrote. A controller that
-//! does not remap writes that are not page aligned reads the partly written pages first.
+//! whole logical block when the few log blocks run out, behind a small cache written out
+//! whole when a write finds it full (the JMF602 stutter). A compressing controller stores
+//! the LZ4 size of the data the engine actually wrote. A controller that does not remap
+//! writes that are not page aligned reads the partly written pages first.
 //! The drive's state (mapping, free blocks) persists across the jobs of a run, so a used
 //! drive behaves like one; between jobs it settles (its backlog written out).
 

@@ -36,6 +36,12 @@ impl StripedSsd {
             )));
         }
         let share = drive.capacity / n / stripe * stripe;
+        if share == 0 {
+            return Err(Error::Target(format!(
+                "drive {}: a capacity of at least one stripe per controller is needed",
+                drive.id
+            )));
+        }
         let mut member = drive.clone();
         member.capacity = share;
         let members = (0..n)
