@@ -1066,16 +1066,20 @@ mod tests {
         drive_aged(policy, false)
     }
 
-    fn drive_aged(policy: &str, aged: bool) -> SsdSim {
-        let yaml = format!(
-            "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  gc_policy: {policy}\n  remap: true\n  aged: {aged}\n"
-        );
+    /// The simulated SSD of a drive file's text.
+    fn from_yaml(yaml: &str) -> SsdSim {
         let spec: DriveSpec =
-            crate::config::from_yaml(std::path::Path::new("small.yaml"), &yaml).unwrap();
+            crate::config::from_yaml(std::path::Path::new("test.yaml"), yaml).unwrap();
         let crate::drive::TargetSpec::Ssd(s) = &spec.target else {
             panic!("an SSD")
         };
         SsdSim::new(&spec, s).unwrap()
+    }
+
+    fn drive_aged(policy: &str, aged: bool) -> SsdSim {
+        from_yaml(&format!(
+            "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  gc_policy: {policy}\n  remap: true\n  aged: {aged}\n"
+        ))
     }
 
     fn write(sim: &mut SsdSim, offset: u64, seq: u64) -> u64 {
@@ -1195,15 +1199,9 @@ mod tests {
 
     /// A block-mapped drive (JMF602-like) with a cache of `cache`.
     fn block_drive(cache: &str) -> SsdSim {
-        let yaml = format!(
+        from_yaml(&format!(
             "id: jm\nvendor: Acme\nmodel: Jm\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 40us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: {cache}\n  ftl: block\n  log_blocks: 1\n  remap: false\n"
-        );
-        let spec: DriveSpec =
-            crate::config::from_yaml(std::path::Path::new("jm.yaml"), &yaml).unwrap();
-        let crate::drive::TargetSpec::Ssd(s) = &spec.target else {
-            panic!("an SSD")
-        };
-        SsdSim::new(&spec, s).unwrap()
+        ))
     }
 
     #[test]
