@@ -169,9 +169,10 @@ pub struct SsdSpec {
     /// LZ4-compressed size of each write's actual data.
     #[serde(default)]
     pub compression: bool,
-    /// Start the drive used, as a reviewer's drive was: every logical page written and the
-    /// stale copies spread over the blocks as long random use with greedy garbage
-    /// collection leaves them (page-mapped FTL only). Built directly, deterministically.
+    /// Start the drive used, as a reviewer's drive was: every logical page written. On a
+    /// page-mapped FTL the stale copies are spread over the blocks as long random use with
+    /// greedy garbage collection leaves them; on a block-mapped one every merge then copies
+    /// whole blocks. Built directly, deterministically.
     #[serde(default)]
     pub aged: bool,
     /// Controllers in RAID 0 behind the one host link (the G.Skill Titan's two JMF602B);
@@ -473,9 +474,6 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
             units * block * 4,
             s.raw_capacity.0
         ));
-    }
-    if s.ftl == FtlKind::Block && s.aged {
-        return Err("ssd.aged: expected false for a block-mapped FTL (aging is built for the page-mapped one)".into());
     }
     if s.ftl == FtlKind::Block && s.log_blocks.unwrap_or(0) == 0 {
         return Err("ssd.log_blocks: expected at least 1 for a block-mapped FTL".into());

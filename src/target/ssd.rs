@@ -230,6 +230,26 @@ struct BlockFtl {
     /// Logical pages held in the controller's cache, in arrival order, written out all
     /// together when a write finds it full.
     cache: Vec<u64>,
+    /// One bit per logical page: whether it holds data (a merge copies only those).
+    held: Vec<u64>,
+}
+
+impl BlockFtl {
+    fn holds(&self, lpn: u64) -> bool {
+        self.held
+            .get((lpn / 64) as usize)
+            .is_some_and(|w| w >> (lpn % 64) & 1 == 1)
+    }
+
+    fn set_held(&mut self, lpn: u64, on: bool) {
+        if let Some(w) = self.held.get_mut((lpn / 64) as usize) {
+            if on {
+                *w |= 1 << (lpn % 64);
+            } else {
+                *w &= !(1 << (lpn % 64));
+            }
+        }
+    }
 }
 
 enum Ftl {
@@ -331,11 +351,21 @@ impl SsdSim {
                 logs: BTreeMap::new(),
                 uses: 0,
                 cache: Vec::new(),
+                held: vec![0; lpns.div_ceil(64) as usize],
             }),
         };
-        // The drive file's check refuses `aged` for a block-mapped FTL.
-        if let (true, Ftl::Page(f)) = (s.aged, &mut ftl) {
-            f.age(p, lpns)?;
+        match (s.aged, &mut ftl) {
+            (true, Ftl::Page(f)) => f.age(p, lpns)?,
+            // Used, a block-mapped drive holds data in every logical page.
+            (true, Ftl::Block(f)) => {
+                f.held.iter_mut().for_each(|w| *w = u64::MAX);
+                if lpns % 64 != 0 {
+                    if let Some(w) = f.held.last_mut() {
+                        *w = (1 << (lpns % 64)) - 1;
+                    }
+                }
+            }
+            (false, _) => {}
         }
         Ok(SsdSim {
             info: TargetInfo::simulated(
@@ -533,8 +563,8 @@ impl SsdSim {
                     loc.bytes as u64,
                 ))
             }
-            // A page in the cache is read from there.
-            Ftl::Block(f) if f.cache.contains(&lpn) => None,
+            // A page in the cache is read from there; one never written is not read.
+            Ftl::Block(f) if f.cache.contains(&lpn) || !f.holds(lpn) => None,
             Ftl::Block(_) => Some(((lpn % self.p.dies as u64) as usize, self.p.page)),
         }
     }
@@ -643,27 +673,38 @@ impl SsdSim {
         e.0 += 1;
         e.2 = uses;
         // Merges run on the controller, one at a time: everything waits for them. Each die
-        // copies its block's pages (read, program) and erases the old data and log blocks,
-        // all dies at once.
+        // copies the pages of its block that hold data (read, program) into a new block and
+        // erases the old data and log blocks, all dies at once; a merge ends when the die
+        // with the most to copy is done.
         let mut t = at.max(self.ctrl);
         let dies = p.dies as u64;
-        for (_, sequential) in merge {
+        let mut copies = vec![0u64; p.dies];
+        for (victim, sequential) in merge {
             let start = self.die.iter().fold(t, |a, &b| a.max(b));
-            let cost = if sequential {
-                // A log written in order replaces its data block: erase the old one.
-                p.t_erase
-            } else {
-                p.pages_per_block * (p.t_read + p.t_prog) + 2 * p.t_erase
-            };
-            t = start + cost;
-            self.die.iter_mut().for_each(|d| *d = t);
             self.stats.merges += 1;
-            self.stats.erases += if sequential { dies } else { 2 * dies };
-            if !sequential {
-                self.stats.nand_bytes += p.block_bytes() * dies;
-                self.stats.gc_pages += p.pages_per_block * dies;
+            if sequential {
+                // A log written in order replaces its data block: erase the old one.
+                t = start + p.t_erase;
+                self.die.iter_mut().for_each(|d| *d = t);
+                self.stats.erases += dies;
+                continue;
             }
+            copies.iter_mut().for_each(|c| *c = 0);
+            for i in 0..span {
+                if f.holds(victim * span + i) {
+                    copies[(i % dies) as usize] += 1;
+                }
+            }
+            for (d, &n) in self.die.iter_mut().zip(&copies) {
+                *d = start + n * (p.t_read + p.t_prog) + 2 * p.t_erase;
+            }
+            t = self.die.iter().fold(start, |a, &b| a.max(b));
+            let copied: u64 = copies.iter().sum();
+            self.stats.erases += 2 * dies;
+            self.stats.nand_bytes += copied * p.page;
+            self.stats.gc_pages += copied;
         }
+        f.set_held(lpn, true);
         self.ctrl = t;
         self.program(die, t)
     }
@@ -684,6 +725,9 @@ impl SsdSim {
                 let (a, b) = (first / span, end / span);
                 f.logs.retain(|lbn, _| *lbn < a || *lbn >= b);
                 f.cache.retain(|lpn| *lpn < first || *lpn >= end);
+                for lpn in first..end {
+                    f.set_held(lpn, false);
+                }
             }
         }
     }
@@ -1197,11 +1241,35 @@ mod tests {
         );
     }
 
-    /// A block-mapped drive (JMF602-like) with a cache of `cache`.
-    fn block_drive(cache: &str) -> SsdSim {
+    /// A block-mapped drive (JMF602-like) with a cache of `cache`, used (data in every
+    /// page) or new.
+    fn block_drive(cache: &str, aged: bool) -> SsdSim {
         from_yaml(&format!(
-            "id: jm\nvendor: Acme\nmodel: Jm\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 40us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: {cache}\n  ftl: block\n  log_blocks: 1\n  remap: false\n"
+            "id: jm\nvendor: Acme\nmodel: Jm\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 40us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: {cache}\n  ftl: block\n  log_blocks: 1\n  remap: false\n  aged: {aged}\n"
         ))
+    }
+
+    #[test]
+    fn a_merge_copies_only_the_pages_that_hold_data() {
+        // A 4 KiB cache (one page): every scattered write after the first merges the
+        // logical block of the one before. Used, each merge copies a whole block on every
+        // die (32 pages each); new, only the page written there.
+        let wait = |aged: bool| {
+            let mut sim = block_drive("4KiB", aged);
+            (0..8u64)
+                .map(|i| {
+                    let t = sim.clock;
+                    write(&mut sim, i * 3 * 512 * 1024 + 4096, i) - t
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        let (used, new) = (wait(true), wait(false));
+        let erases = 2 * 3_500_000;
+        assert!(
+            used > 32 * 950_000 + erases && new < 2 * 950_000 + erases + 1_000_000,
+            "longest wait: used {used} ns, new {new} ns"
+        );
     }
 
     #[test]
@@ -1209,7 +1277,7 @@ mod tests {
         // Scattered writes, one at a time, each to another logical block (512 KiB here) and
         // not to its first page (a log written in order from there is switched in whole).
         let waits = |cache: &str| {
-            let mut sim = block_drive(cache);
+            let mut sim = block_drive(cache, true);
             (0..48u64)
                 .map(|i| {
                     let t = sim.clock;

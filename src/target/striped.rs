@@ -187,7 +187,7 @@ mod tests {
     use super::*;
 
     fn titan_like() -> StripedSsd {
-        let yaml = "id: t\nvendor: Acme\nmodel: T\ncapacity: 512MiB\nssd:\n  controllers: 2\n  stripe: 64KiB\n  link_rate: 280MB/s\n  command_overhead: 40us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 16KiB\n  ftl: block\n  log_blocks: 1\n  remap: false\n";
+        let yaml = "id: t\nvendor: Acme\nmodel: T\ncapacity: 512MiB\nssd:\n  controllers: 2\n  stripe: 64KiB\n  link_rate: 280MB/s\n  command_overhead: 40us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 16KiB\n  ftl: block\n  log_blocks: 1\n  remap: false\n  aged: true\n";
         let spec: DriveSpec =
             crate::config::from_yaml(std::path::Path::new("t.yaml"), yaml).unwrap();
         let crate::drive::TargetSpec::Ssd(s) = &spec.target else {
