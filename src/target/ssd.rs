@@ -527,12 +527,12 @@ impl SsdSim {
                         // the whole cache to be written out (its merges one after another:
                         // the pause). One larger than the cache goes straight through.
                         let cap = p.buffer / p.page;
-                        let held = match &self.ftl {
+                        let cached = match &self.ftl {
                             Ftl::Block(f) => f.cache.len() as u64,
                             Ftl::Page(_) => 0,
                         };
                         let mut done = at;
-                        if held + pages > cap {
+                        if cached + pages > cap {
                             done = self.write_out_cache(at);
                         }
                         if pages > cap {
@@ -678,7 +678,7 @@ impl SsdSim {
         // with the most to copy is done.
         let mut t = at.max(self.ctrl);
         let dies = p.dies as u64;
-        let mut copies = vec![0u64; p.dies];
+        let mut copies: Vec<u64> = Vec::new();
         for (victim, sequential) in merge {
             let start = self.die.iter().fold(t, |a, &b| a.max(b));
             self.stats.merges += 1;
@@ -689,7 +689,8 @@ impl SsdSim {
                 self.stats.erases += dies;
                 continue;
             }
-            copies.iter_mut().for_each(|c| *c = 0);
+            copies.clear();
+            copies.resize(p.dies, 0);
             for i in 0..span {
                 if f.holds(victim * span + i) {
                     copies[(i % dies) as usize] += 1;
