@@ -67,27 +67,9 @@ impl StripedSsd {
         })
     }
 
-    /// The pieces of `[offset, offset + len)`: (controller, its offset, offset in the
-    /// request, length), in order.
+    /// The pieces of `[offset, offset + len)` (see [`pieces`]).
     fn pieces(&self, offset: u64, len: u64) -> impl Iterator<Item = (usize, u64, u64, u64)> {
-        let (stripe, n) = (self.stripe, self.members.len() as u64);
-        let end = offset + len;
-        let mut at = offset;
-        std::iter::from_fn(move || {
-            (at < end).then(|| {
-                let stripe_no = at / stripe;
-                let within = at % stripe;
-                let take = (stripe - within).min(end - at);
-                let piece = (
-                    (stripe_no % n) as usize,
-                    stripe_no / n * stripe + within,
-                    at - offset,
-                    take,
-                );
-                at += take;
-                piece
-            })
-        })
+        pieces(self.stripe, self.members.len() as u64, offset, len)
     }
 
     /// Every controller left idle until what it accepted is on NAND; the drive's clock
@@ -100,6 +82,33 @@ impl StripedSsd {
         }
         self.clock = self.clock.max(self.link_out).max(self.link_in);
     }
+}
+
+/// The pieces of `[offset, offset + len)` on `n` controllers striped by `stripe`:
+/// (controller, its offset, offset in the request, length), in order.
+fn pieces(
+    stripe: u64,
+    n: u64,
+    offset: u64,
+    len: u64,
+) -> impl Iterator<Item = (usize, u64, u64, u64)> {
+    let end = offset + len;
+    let mut at = offset;
+    std::iter::from_fn(move || {
+        (at < end).then(|| {
+            let stripe_no = at / stripe;
+            let within = at % stripe;
+            let take = (stripe - within).min(end - at);
+            let piece = (
+                (stripe_no % n) as usize,
+                stripe_no / n * stripe + within,
+                at - offset,
+                take,
+            );
+            at += take;
+            piece
+        })
+    })
 }
 
 impl Target for StripedSsd {
@@ -159,8 +168,9 @@ impl Reserving for StripedSsd {
         let arrived = start + if write { wire } else { 0 };
         self.link_out = arrived;
         let mut done = arrived;
-        let pieces: Vec<_> = self.pieces(req.offset, len).collect();
-        for (m, at, from, take) in pieces {
+        // The pieces are worked out as they are served (no list per request).
+        let n = self.members.len() as u64;
+        for (m, at, from, take) in pieces(self.stripe, n, req.offset, len) {
             let first_byte = if write {
                 start + (from as f64 * self.link_ns_per_byte) as u64
             } else {
