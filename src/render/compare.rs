@@ -10,7 +10,7 @@ use crate::units::figure;
 
 use super::chart::{BarChart, BarItem};
 use super::{
-    direction, figures_text, latency, test_title, unit_of, ChartCtx, DriveRow, Figure, Report,
+    direction, figures_text, latency, test_title, ChartCtx, DriveRow, Figure, Report, Scale,
     TableCtx, TableRow,
 };
 
@@ -76,7 +76,8 @@ pub(super) fn ratio(
             (true, true) => x.value / y.value * 100.0,
             (false, true) => y.value / x.value * 100.0,
         };
-        let (unit, caption) = unit_of(&f.metric);
+        let scale = Scale::of(&f.metric, [x.value, y.value]);
+        let (unit, caption) = (scale.unit, scale.caption);
         let title = test_title(f);
         let sentence = if !share.is_finite() {
             format!("{title}: no comparison (a figure is zero)")
@@ -107,8 +108,8 @@ pub(super) fn ratio(
         rows.push(TableRow {
             cells: vec![
                 title.clone(),
-                format!("{} {unit}", figure(x.value)),
-                format!("{} {unit}", figure(y.value)),
+                format!("{} {unit}", scale.show(x.value)),
+                format!("{} {unit}", scale.show(y.value)),
                 if share.is_finite() {
                     format!("{}%", figure(share))
                 } else {
@@ -176,7 +177,7 @@ fn capitalize(s: &str) -> String {
 /// One test variant across every drive and firmware with results, best first; entries
 /// under a firmware that is no longer the drive's current one are marked.
 pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars {
-    let (unit, caption) = unit_of(&f.metric);
+    let scale = Scale::of(&f.metric, f.bars.iter().map(|b| b.value));
     let better = direction(&f.better);
     let leader = f.bars.first().map_or(f64::NAN, |b| b.value);
     let share = |v: f64| {
@@ -203,13 +204,13 @@ pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars
             id: f.variant.clone(),
             title: test_title(f),
             subtitle: f.workload.clone(),
-            caption: format!("{caption} · {better}"),
+            caption: format!("{} · {better}", scale.caption),
             bars: f
                 .bars
                 .iter()
                 .map(|b| BarItem {
                     label: label(b),
-                    value: b.value,
+                    value: scale.at(b.value),
                     highlight: false,
                 })
                 .collect(),
@@ -220,7 +221,7 @@ pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars
                 "Rank",
                 "Drive",
                 "Firmware",
-                unit,
+                scale.unit,
                 "Of the leader",
                 "Mean latency",
                 "99th percentile",
@@ -242,7 +243,7 @@ pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars
                         } else {
                             b.firmware.clone()
                         },
-                        figure(b.value),
+                        scale.show(b.value),
                         share(b.value),
                         latency(b.lat_mean_us),
                         latency(b.lat_p99_us),

@@ -235,13 +235,50 @@ pub fn latency(us: f64) -> String {
     }
 }
 
-fn unit_of(metric: &str) -> (&'static str, &'static str) {
-    match metric {
-        "iops" => ("IOPS", "IOPS"),
-        "mb_per_s" => ("MB/s", "MB/s"),
-        "lat_mean_us" => ("µs", "mean latency, µs"),
-        "lat_p99_us" => ("µs", "99th percentile latency, µs"),
-        _ => ("µs", "maximum latency, µs"),
+/// How a metric is shown: its unit, the caption's quantity and the factor from the stored
+/// figure. Latency is stored in µs; a chart or table whose largest latency reaches a
+/// millisecond shows all of its latencies in ms, so a JMF602's stalls read 380 ms, not
+/// 380,505 µs.
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    unit: &'static str,
+    caption: &'static str,
+    factor: f64,
+}
+
+impl Scale {
+    /// The scale for `metric` over the figures `values` shown together.
+    fn of(metric: &str, values: impl IntoIterator<Item = f64>) -> Scale {
+        let top = values
+            .into_iter()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, f64::max);
+        let ms = metric.starts_with("lat_") && top >= 1000.0;
+        let (unit, caption) = match (metric, ms) {
+            ("iops", _) => ("IOPS", "IOPS"),
+            ("mb_per_s", _) => ("MB/s", "MB/s"),
+            ("lat_mean_us", false) => ("µs", "mean latency, µs"),
+            ("lat_mean_us", true) => ("ms", "mean latency, ms"),
+            ("lat_p99_us", false) => ("µs", "99th percentile latency, µs"),
+            ("lat_p99_us", true) => ("ms", "99th percentile latency, ms"),
+            (_, false) => ("µs", "maximum latency, µs"),
+            (_, true) => ("ms", "maximum latency, ms"),
+        };
+        Scale {
+            unit,
+            caption,
+            factor: if ms { 1e-3 } else { 1.0 },
+        }
+    }
+
+    /// A stored figure in this scale's unit.
+    fn at(&self, v: f64) -> f64 {
+        v * self.factor
+    }
+
+    /// A stored figure in this scale's unit, printed.
+    fn show(&self, v: f64) -> String {
+        figure(self.at(v))
     }
 }
 
@@ -286,20 +323,20 @@ fn chart_ctx(
     report: &mut Report,
     page: &str,
 ) -> Result<ChartCtx> {
-    let (unit, caption) = unit_of(&f.metric);
+    let scale = Scale::of(&f.metric, f.bars.iter().map(|b| b.value));
     let better = direction(&f.better);
     let title = test_title(f);
     let chart = BarChart {
         id: slot_id.to_string(),
         title: title.clone(),
         subtitle: f.workload.clone(),
-        caption: format!("{caption} · {better}"),
+        caption: format!("{} · {better}", scale.caption),
         bars: f
             .bars
             .iter()
             .map(|b| BarItem {
                 label: b.drive_name.clone(),
-                value: b.value,
+                value: scale.at(b.value),
                 highlight: highlight == Some(b.drive.as_str()),
             })
             .collect(),
@@ -314,8 +351,8 @@ fn chart_ctx(
         title,
         variant_label: f.variant_label.clone(),
         workload: f.workload.clone(),
-        caption: format!("{caption}, {better}"),
-        unit: unit.to_string(),
+        caption: format!("{}, {better}", scale.caption),
+        unit: scale.unit.to_string(),
         svg,
         rows: f
             .bars
@@ -324,7 +361,7 @@ fn chart_ctx(
                 drive: b.drive.clone(),
                 drive_name: b.drive_name.clone(),
                 firmware: b.firmware.clone(),
-                value: figure(b.value),
+                value: scale.show(b.value),
                 repeats: b.repeats,
                 lat_mean: latency(b.lat_mean_us),
                 lat_p99: latency(b.lat_p99_us),
@@ -494,7 +531,6 @@ fn pair_ctx(
     report: &mut Report,
     page: &str,
 ) -> Result<ChartCtx> {
-    let (unit, caption) = unit_of(&p.a.metric);
     let better = direction(&p.a.better);
     let (la, lb) = p.labels.clone();
     let mut title = format!("{}: {la} vs {lb}", p.a.title);
@@ -514,6 +550,7 @@ fn pair_ctx(
         })
         .then_with(|| x.0.drive.cmp(&y.0.drive))
     });
+    let scale = Scale::of(&p.a.metric, rows.iter().flat_map(|(x, b)| [x.value, *b]));
     // The workload without the value that differs (the data pattern is named in the legend).
     let workload = if p.dimension == "data" {
         p.a.workload.replace(&format!(", {la} data"), "")
@@ -524,14 +561,17 @@ fn pair_ctx(
         id: p.id.clone(),
         title: title.clone(),
         subtitle: workload.clone(),
-        caption: format!("{caption} · {better} · difference of the second from the first"),
+        caption: format!(
+            "{} · {better} · difference of the second from the first",
+            scale.caption
+        ),
         legend: (la.clone(), lb.clone()),
         pairs: rows
             .iter()
             .map(|(x, b)| PairItem {
                 label: x.drive_name.clone(),
-                a: x.value,
-                b: *b,
+                a: scale.at(x.value),
+                b: scale.at(*b),
                 highlight: highlight == Some(x.drive.as_str()),
             })
             .collect(),
@@ -545,8 +585,8 @@ fn pair_ctx(
             .map(|(x, b)| PairRow {
                 drive_name: x.drive_name.clone(),
                 firmware: x.firmware.clone(),
-                a: figure(x.value),
-                b: figure(*b),
+                a: scale.show(x.value),
+                b: scale.show(*b),
                 difference: percent_change(x.value, *b),
                 highlight: highlight == Some(x.drive.as_str()),
             })
@@ -556,8 +596,8 @@ fn pair_ctx(
         title,
         variant_label: String::new(),
         workload,
-        caption: format!("{caption}, {better}"),
-        unit: unit.to_string(),
+        caption: format!("{}, {better}", scale.caption),
+        unit: scale.unit.to_string(),
         svg,
         rows: vec![],
         table: None,
@@ -662,7 +702,8 @@ fn drive_slots<'a>(
 /// A first sentence about a chart: who leads and by how much, and, on a review page, where
 /// the reviewed drive stands.
 pub fn draft(f: &TestFigures, drive: Option<&str>) -> String {
-    let (unit, _) = unit_of(&f.metric);
+    let scale = Scale::of(&f.metric, f.bars.iter().map(|b| b.value));
+    let unit = scale.unit;
     let Some(first) = f.bars.first() else {
         return String::new();
     };
@@ -670,7 +711,7 @@ pub fn draft(f: &TestFigures, drive: Option<&str>) -> String {
     let mut s = format!(
         "The {} leads at {} {unit}",
         first.drive_name,
-        figure(first.value)
+        scale.show(first.value)
     );
     if f.bars.len() > 1 && last.value > 0.0 && first.value > 0.0 {
         let ratio = if f.better == "higher" {
@@ -682,7 +723,7 @@ pub fn draft(f: &TestFigures, drive: Option<&str>) -> String {
             ", {}× the {} ({} {unit})",
             figure(ratio),
             last.drive_name,
-            figure(last.value)
+            scale.show(last.value)
         ));
     }
     s.push('.');
@@ -694,7 +735,7 @@ pub fn draft(f: &TestFigures, drive: Option<&str>) -> String {
                     b.drive_name,
                     rank + 1,
                     f.bars.len(),
-                    figure(b.value),
+                    scale.show(b.value),
                     figure(b.value / first.value * 100.0)
                 ));
             }
@@ -1343,4 +1384,24 @@ pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
     }
     report.written.sort();
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scale;
+
+    #[test]
+    fn latency_is_shown_in_ms_once_a_figure_reaches_a_millisecond() {
+        let s = Scale::of("lat_mean_us", [426.0, 380_505.0]);
+        assert_eq!((s.unit, s.caption), ("ms", "mean latency, ms"));
+        assert_eq!(
+            (s.show(426.0), s.show(380_505.0)),
+            ("0.43".into(), "381".into())
+        );
+        let s = Scale::of("lat_max_us", [426.0, 999.0, f64::NAN]);
+        assert_eq!((s.unit, s.show(426.0)), ("µs", "426".into()));
+        // Throughput keeps its unit however large it is.
+        let s = Scale::of("mb_per_s", [2500.0]);
+        assert_eq!((s.unit, s.show(2500.0)), ("MB/s", "2500".into()));
+    }
 }

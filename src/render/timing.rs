@@ -7,9 +7,7 @@ use crate::error::{Error, Result};
 use crate::units::figure;
 
 use super::chart::{percent_change, LineChart, Mark, Series, BAR, HIGHLIGHT};
-use super::{
-    direction, latency, test_title, unit_of, ChartCtx, Figure, Report, TableCtx, TableRow,
-};
+use super::{direction, latency, test_title, ChartCtx, Figure, Report, Scale, TableCtx, TableRow};
 
 /// A line chart with its table, its CSV (every plotted point) and its commentary slot.
 pub(super) struct Line {
@@ -459,10 +457,15 @@ pub(super) fn throughput_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line
 
 /// Every drive's headline figure by repeat: degradation (or not) as a test is repeated.
 pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line {
-    let (unit, caption) = unit_of(&f.metric);
+    let scale = Scale::of(
+        &f.metric,
+        f.bars.iter().flat_map(|b| b.per_repeat.iter().copied()),
+    );
+    let (unit, caption) = (scale.unit, scale.caption);
     let better = direction(&f.better);
     let most = f.bars.iter().map(|b| b.per_repeat.len()).max().unwrap_or(0);
-    let mut csv = String::from("drive,firmware,repeat,value\n");
+    // The export names its unit, the chart's.
+    let mut csv = format!("drive,firmware,repeat,{}\n", csv_field(caption));
     for b in &f.bars {
         for (i, v) in b.per_repeat.iter().enumerate() {
             csv.push_str(&format!(
@@ -470,7 +473,7 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
                 csv_field(&b.drive),
                 csv_field(&b.firmware),
                 i + 1,
-                figure(*v)
+                scale.show(*v)
             ));
         }
     }
@@ -507,7 +510,7 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
                         .per_repeat
                         .iter()
                         .enumerate()
-                        .map(|(i, v)| ((i + 1) as f64, *v))
+                        .map(|(i, v)| ((i + 1) as f64, scale.at(*v)))
                         .collect(),
                     highlight: highlight == Some(b.drive.as_str()),
                     mark: Mark::Line,
@@ -529,8 +532,9 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
                 .map(|b| TableRow {
                     cells: std::iter::once(b.drive_name.clone())
                         .chain(
-                            (0..most)
-                                .map(|i| b.per_repeat.get(i).map_or("–".into(), |v| figure(*v))),
+                            (0..most).map(|i| {
+                                b.per_repeat.get(i).map_or("–".into(), |v| scale.show(*v))
+                            }),
                         )
                         .collect(),
                     highlight: highlight == Some(b.drive.as_str()),
