@@ -159,6 +159,11 @@ pub struct SsdSpec {
     /// written, as early firmware did).
     #[serde(default)]
     pub gc_policy: Option<GcPolicy>,
+    /// Page FTL: where garbage collection runs. `background` (default): on the collecting
+    /// die while host writes go to the others; `foreground`: on the controller, which takes
+    /// no host command until the victim's copies and erase are done.
+    #[serde(default)]
+    pub gc: Option<GcMode>,
     /// Whether writes not aligned to the page are remapped (at `remap_cost` each); if not,
     /// the controller reads the partly written pages first (read-modify-write).
     pub remap: bool,
@@ -223,6 +228,9 @@ pub struct SsdFirmware {
     /// See [`SsdSpec::gc_policy`].
     #[serde(default)]
     pub gc_policy: Option<GcPolicy>,
+    /// See [`SsdSpec::gc`].
+    #[serde(default)]
+    pub gc: Option<GcMode>,
     /// See [`SsdSpec::gc_free_blocks`].
     #[serde(default)]
     pub gc_free_blocks: Option<u32>,
@@ -259,6 +267,16 @@ pub enum GcPolicy {
     Greedy,
     /// The oldest written block.
     Fifo,
+}
+
+/// Where a page-mapped FTL collects garbage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcMode {
+    /// On the collecting die, while host writes go to the other dies.
+    Background,
+    /// On the controller, holding host commands until the victim is collected.
+    Foreground,
 }
 
 /// The simulation models roundup knows.
@@ -477,6 +495,19 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
     }
     if s.ftl == FtlKind::Block && s.log_blocks.unwrap_or(0) == 0 {
         return Err("ssd.log_blocks: expected at least 1 for a block-mapped FTL".into());
+    }
+    if s.ftl == FtlKind::Block {
+        let page_only = [
+            ("gc", s.gc.is_some()),
+            ("gc_policy", s.gc_policy.is_some()),
+            ("gc_free_blocks", s.gc_free_blocks.is_some()),
+        ];
+        if let Some((key, _)) = page_only.iter().find(|(_, set)| *set) {
+            return Err(format!(
+                "ssd.{key}: garbage collection is a page-mapped FTL's (ftl: page); a \
+                 block-mapped one merges its log blocks instead"
+            ));
+        }
     }
     if s.buffer.0 < s.page.0 {
         return Err("ssd.buffer: expected at least one page".into());

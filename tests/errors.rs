@@ -80,6 +80,21 @@ fn simulated_drive_parameters_are_checked() {
             ),
         "{err}"
     );
+    lab.write(
+        "drives/s.yaml",
+        &ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB")
+            .replace("firmware: \"2\"", "firmware: \"1\"")
+            .replace(
+                "  ftl: page\n",
+                "  ftl: block\n  log_blocks: 4\n  gc: foreground\n",
+            ),
+    );
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("drives/s.yaml")
+            && err.contains("ssd.gc: garbage collection is a page-mapped FTL's"),
+        "{err}"
+    );
     let hdd = "id: s\nvendor: A\nmodel: D\ncapacity: 1TB\nhdd:\n  rpm: 7200\n  link_rate: 280MB/s\n  command_overhead: 50us\n  seek_track_to_track: 0.8ms\n  seek_average: 19ms\n  seek_full_stroke: 18ms\n  outer_rate: 115MB/s\n  inner_rate: 55MB/s\n  cache: 32MiB\n  read_ahead: 512KiB\n";
     lab.write("drives/s.yaml", hdd);
     let err = stderr(&lab.roundup(&["check"]));

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use super::virtual_queue::{reserving_queues, Reserving};
 use super::{EngineChoice, IoQueue, Target, TargetInfo};
-use crate::drive::{DriveSpec, FtlKind, GcPolicy, SsdSpec};
+use crate::drive::{DriveSpec, FtlKind, GcMode, GcPolicy, SsdSpec};
 use crate::error::{Error, Result};
 use crate::workload::{IoRequest, Op};
 
@@ -44,6 +44,8 @@ struct Params {
     remap_cost: u64,
     gc_free: usize,
     policy: GcPolicy,
+    /// Collection holds the controller (no host command until it is done).
+    gc_foreground: bool,
     /// Minimum spacing of small writes (a firmware's random-write limiter), ns.
     small_write_gap: u64,
     compression: bool,
@@ -77,6 +79,7 @@ impl Params {
             remap_cost: fw.remap_cost.or(s.remap_cost).map_or(0, |d| d.0),
             gc_free: fw.gc_free_blocks.or(s.gc_free_blocks).unwrap_or(2).max(2) as usize,
             policy: fw.gc_policy.or(s.gc_policy).unwrap_or(GcPolicy::Greedy),
+            gc_foreground: fw.gc.or(s.gc) == Some(GcMode::Foreground),
             small_write_gap: fw
                 .small_write_iops
                 .map_or(0, |n| 1_000_000_000 / n.max(1) as u64),
@@ -517,8 +520,15 @@ impl SsdSim {
                 match p.ftl {
                     FtlKind::Page => {
                         let admitted = self.buffer.admit(stored, at);
+                        let mut collected = 0;
                         for lpn in first..=last {
-                            self.place(lpn, per_page, admitted)?;
+                            collected = collected.max(self.place(lpn, per_page, admitted)?);
+                        }
+                        if p.gc_foreground && collected > 0 {
+                            // The controller collected: this write and every command after
+                            // it wait until the victim is copied and erased.
+                            self.ctrl = self.ctrl.max(collected);
+                            return Ok(admitted.max(collected));
                         }
                         Ok(admitted)
                     }
@@ -570,15 +580,15 @@ impl SsdSim {
     }
 
     /// Page FTL: stores `bytes` of logical page `lpn`, buffered at `at`; programs the pages
-    /// that fill.
-    fn place(&mut self, lpn: u64, bytes: u64, at: u64) -> Result<()> {
+    /// that fill. Returns when the garbage collection this caused is done (0 if none).
+    fn place(&mut self, lpn: u64, bytes: u64, at: u64) -> Result<u64> {
         let p = self.p;
         let Ftl::Page(f) = &mut self.ftl else {
-            return Ok(());
+            return Ok(0);
         };
         let die = f.die;
         f.invalidate(lpn, p);
-        f.append(
+        let collected = f.append(
             die,
             lpn as u32,
             bytes,
@@ -614,7 +624,7 @@ impl SsdSim {
                 f.die = next;
             }
         }
-        Ok(())
+        Ok(collected)
     }
 
     /// Block FTL: writes every page held in the cache through the log blocks, in arrival
@@ -871,7 +881,8 @@ impl PageFtl {
     }
 
     /// Appends a logical page to the open block of `die`, opening (and first collecting
-    /// garbage for) a new block when it is full.
+    /// garbage for) a new block when it is full. Returns when the collection's copies are
+    /// done (0 if there was none).
     #[allow(clippy::too_many_arguments)]
     fn append(
         &mut self,
@@ -882,13 +893,14 @@ impl PageFtl {
         busy: &mut [u64],
         stats: &mut SsdStats,
         at: u64,
-    ) -> Result<()> {
+    ) -> Result<u64> {
+        let mut copied = 0;
         if !self.has_room(die, bytes, p) {
             if let Some(b) = self.open[die].take() {
                 self.close(die, b, p);
             }
             if self.free[die].len() <= p.gc_free {
-                self.collect(die, p, busy, stats, at, p.gc_free, usize::MAX)?;
+                copied = self.collect(die, p, busy, stats, at, p.gc_free, usize::MAX)?;
             }
         }
         // GC leaves its copies in an open block, which may have no room left.
@@ -897,9 +909,11 @@ impl PageFtl {
         // Near the watermark the die collects one victim at a time between writes (in the
         // background, as controllers do), so a write rarely waits for more than one.
         if self.free[die].len() <= p.gc_free + BACKGROUND_GC_BLOCKS {
-            self.collect(die, p, busy, stats, at, p.gc_free + BACKGROUND_GC_BLOCKS, 1)?;
+            let more =
+                self.collect(die, p, busy, stats, at, p.gc_free + BACKGROUND_GC_BLOCKS, 1)?;
+            copied = copied.max(more);
         }
-        Ok(())
+        Ok(copied)
     }
 
     /// Whether the open block of `die` can take `bytes` more.
@@ -975,7 +989,8 @@ impl PageFtl {
 
     /// Garbage collection on `die` while it has no more than `floor` free blocks, at most
     /// `most` victims: their valid data is copied (read and program on the die) into the
-    /// die's open block, and the victim erased.
+    /// die's open block, and the victim erased. Returns when the last copy is done (0 if
+    /// no victim was taken); the erase follows on the die.
     #[allow(clippy::too_many_arguments)]
     fn collect(
         &mut self,
@@ -986,8 +1001,9 @@ impl PageFtl {
         at: u64,
         floor: usize,
         most: usize,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let mut taken = 0;
+        let mut copied = 0;
         while self.free[die].len() <= floor && taken < most {
             taken += 1;
             let Some(victim) = self.victim(die, p) else {
@@ -1013,6 +1029,7 @@ impl PageFtl {
             let pages = moved.div_ceil(p.page);
             let start = busy[die].max(at);
             busy[die] = start + pages * (p.t_read + p.t_prog) + p.t_erase;
+            copied = busy[die];
             stats.gc_pages += pages;
             stats.nand_bytes += pages * p.page;
             stats.erases += 1;
@@ -1027,7 +1044,7 @@ impl PageFtl {
             };
             self.free[die].push_front(victim);
         }
-        Ok(())
+        Ok(copied)
     }
 }
 
@@ -1171,6 +1188,46 @@ mod tests {
         assert!(s.gc_pages > 0 && s.erases > 0, "{s:?}");
         let wa = s.write_amplification();
         assert!(wa > 1.5 && wa < 20.0, "write amplification {wa}");
+    }
+
+    #[test]
+    fn foreground_collection_holds_the_host_background_passes_the_die_over() {
+        // The same drive, written whole and then at random over a quarter of it at queue
+        // depth 1: collecting on the controller makes a write wait for a victim's copies and
+        // erase; collecting on a die lets the writes go to the others.
+        // Returns the writes that waited longer than 3 ms, and the victims collected.
+        let stalls = |mode: &str| {
+            let yaml = format!(
+                "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 4\n  dies_per_channel: 4\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  remap: true\n  gc: {mode}\n"
+            );
+            let mut sim = from_yaml(&yaml);
+            let pages = sim.info.capacity / 4096;
+            for i in 0..pages {
+                write(&mut sim, i * 4096, i);
+            }
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let erases = sim.stats().erases;
+            let mut slow = 0;
+            for i in 0..40_000 {
+                let t = sim.clock;
+                let done = write(&mut sim, below(&mut rng, pages / 4) * 4096, pages + i);
+                slow += u64::from(done - t > 3_000_000);
+            }
+            (slow, sim.stats().erases - erases)
+        };
+        let (fg, victims) = stalls("foreground");
+        let (bg, _) = stalls("background");
+        assert!(victims > 1000, "{victims} victims");
+        // Every victim holds up one write (the one after which it was collected), at least
+        // for its erase.
+        assert!(
+            fg >= victims,
+            "foreground: {fg} writes over 3 ms, {victims} victims"
+        );
+        assert!(
+            bg * 10 < fg,
+            "background: {bg} writes over 3 ms, foreground {fg}"
+        );
     }
 
     #[test]
