@@ -522,6 +522,10 @@ pub struct LineChart {
     pub y_label: String,
     /// Logarithmic x axis.
     pub log_x: bool,
+    /// The x values are latencies in µs: ticks read as durations (`500 µs`, `10 ms`, `1 s`).
+    pub x_latency: bool,
+    /// The y values are latencies in µs (as `x_latency`).
+    pub y_latency: bool,
     /// Logarithmic y axis.
     pub log_y: bool,
     /// The y axis starts at zero (else at the smallest value).
@@ -559,6 +563,28 @@ fn tick(v: f64) -> String {
         } else {
             s
         }
+    }
+}
+
+/// An axis tick of a latency in µs, as a duration in the unit that reads best: `500 µs`,
+/// `10 ms`, `1 s`.
+fn latency_tick(us: f64) -> String {
+    let a = us.abs();
+    if a >= 1e6 {
+        format!("{} s", tick(us / 1e6))
+    } else if a >= 1e3 {
+        format!("{} ms", tick(us / 1e3))
+    } else {
+        format!("{} µs", tick(us))
+    }
+}
+
+/// A tick of an axis of latencies (in µs) or of plain figures.
+fn axis_tick(v: f64, latency: bool) -> String {
+    if latency {
+        latency_tick(v)
+    } else {
+        tick(v)
     }
 }
 
@@ -714,7 +740,8 @@ impl LineChart {
             .build_cartesian_2d(x, y)
             .map_err(e)?;
         let label = font(13.0, false, MUTED, Pos::new(HPos::Center, VPos::Top));
-        let fmt = |v: &f64| tick(*v);
+        let x_fmt = |v: &f64| axis_tick(*v, self.x_latency);
+        let y_fmt = |v: &f64| axis_tick(*v, self.y_latency);
         chart
             .configure_mesh()
             .light_line_style(WHITE)
@@ -724,8 +751,8 @@ impl LineChart {
             .y_desc(self.y_label.clone())
             .x_labels(8)
             .y_labels(6)
-            .x_label_formatter(&fmt)
-            .y_label_formatter(&fmt)
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
             .label_style(label.clone())
             .axis_desc_style(font(14.0, false, INK, Pos::new(HPos::Center, VPos::Top)))
             .draw()
@@ -956,9 +983,11 @@ mod line_tests {
             title: "4KB Random Write: latency distribution".into(),
             subtitle: "4 KiB random write, QD3".into(),
             caption: "share of I/Os · lower latency is better".into(),
-            x_label: "latency, µs (log scale)".into(),
+            x_label: "latency (log scale)".into(),
             y_label: "I/Os completed, %".into(),
             log_x: true,
+            x_latency: true,
+            y_latency: false,
             log_y: false,
             y_from_zero: true,
             series: vec![
@@ -989,13 +1018,13 @@ mod line_tests {
         assert!(svg.starts_with("<svg role=\"img\""));
         assert!(svg.contains("rw.cdf-desc") && svg.contains("Slow: median 1.5 ms."));
         assert!(svg.contains("Slow &lt;b&gt;"), "legend labels are escaped");
-        assert!(svg.contains("latency, µs (log scale)") && svg.contains("I/Os completed, %"));
+        assert!(svg.contains("latency (log scale)") && svg.contains("I/Os completed, %"));
         assert!(svg.contains("SNIA window"));
         // The highlighted series in the highlight colour, the other from the palette.
         assert!(svg.contains("stroke=\"#E69F00\"") && svg.contains("stroke=\"#0072B2\""));
-        // Decades on the log axis, with separators.
+        // Decades on the log axis of latencies, read as durations across the units.
         assert!(
-            svg.contains(">\n1,000\n<") && svg.contains(">\n1,000,000\n<"),
+            svg.contains(">\n100 µs\n<") && svg.contains(">\n1 ms\n<") && svg.contains(">\n1 s\n<"),
             "{svg}"
         );
         assert_eq!(svg, cdf().to_svg().unwrap(), "same figures, same bytes");
@@ -1024,5 +1053,8 @@ mod line_tests {
         assert_eq!(tick(2.5), "2.5");
         assert_eq!(tick(0.25), "0.25");
         assert_eq!(tick(-1000.0), "-1,000");
+        assert_eq!(latency_tick(100.0), "100 µs");
+        assert_eq!(latency_tick(10_000.0), "10 ms");
+        assert_eq!(latency_tick(2_500_000.0), "2.5 s");
     }
 }

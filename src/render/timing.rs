@@ -147,9 +147,11 @@ pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line 
             caption: "share of I/Os completed within each latency · lower latency is better: \
                       further left"
                 .into(),
-            x_label: "latency, µs (log scale)".into(),
+            x_label: "latency (log scale)".into(),
             y_label: "I/Os completed, %".into(),
             log_x: true,
+            x_latency: true,
+            y_latency: false,
             log_y: false,
             y_from_zero: true,
             series,
@@ -314,8 +316,10 @@ pub(super) fn latency_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line {
                 crate::analysis::TIMELINE_POINTS
             ),
             x_label: "time, s (repeats one after another)".into(),
-            y_label: "latency, µs (log scale)".into(),
+            y_label: "latency (log scale)".into(),
             log_x: false,
+            x_latency: false,
+            y_latency: true,
             log_y: true,
             y_from_zero: false,
             series: vec![
@@ -423,6 +427,8 @@ pub(super) fn throughput_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line
             x_label: "time, s (repeats one after another)".into(),
             y_label: unit.to_string(),
             log_x: false,
+            x_latency: false,
+            y_latency: false,
             log_y: false,
             y_from_zero: true,
             series: vec![Series {
@@ -499,6 +505,8 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
             x_label: "repeat".into(),
             y_label: unit.to_string(),
             log_x: false,
+            x_latency: false,
+            y_latency: false,
             log_y: false,
             y_from_zero: true,
             series: f
