@@ -663,24 +663,6 @@ impl Metric {
             Metric::LatMaxUs => "lat_max_us",
         }
     }
-    /// The unit as charts print it.
-    pub fn unit(&self) -> &'static str {
-        match self {
-            Metric::Iops => "IOPS",
-            Metric::MbPerS => "MB/s",
-            Metric::LatMeanUs | Metric::LatP99Us | Metric::LatMaxUs => "µs",
-        }
-    }
-    /// What the axis says: `MB/s`, `IOPS`, `mean latency (µs)`.
-    pub fn caption(&self) -> &'static str {
-        match self {
-            Metric::Iops => "IOPS",
-            Metric::MbPerS => "MB/s",
-            Metric::LatMeanUs => "mean latency, µs",
-            Metric::LatP99Us => "99th percentile latency, µs",
-            Metric::LatMaxUs => "maximum latency, µs",
-        }
-    }
     /// Which way is better when the suite does not say.
     pub fn default_better(&self) -> Better {
         match self {
