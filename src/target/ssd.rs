@@ -6,7 +6,8 @@
 //! order. A write crosses the link, waits for room in the write buffer, and is placed by
 //! the FTL: a page-mapped FTL appends it to the open block of the die whose page is being
 //! filled and programs each page as it fills, garbage-collecting a die (greedy or FIFO
-//! victim, valid pages copied, block erased) when its free blocks run low; a block-mapped
+//! victim, valid pages copied, block erased) when its free blocks run low, in the
+//! background (writes pass the die) or in the foreground (the controller waits); a block-mapped
 //! FTL stripes each logical block across every die (one physical block on each, written
 //! page by page in turn), appends writes to the logical block's log block and merges a
 //! whole logical block when the few log blocks run out, behind a small cache written out
@@ -881,8 +882,8 @@ impl PageFtl {
     }
 
     /// Appends a logical page to the open block of `die`, opening (and first collecting
-    /// garbage for) a new block when it is full. Returns when the collection's copies are
-    /// done (0 if there was none).
+    /// garbage for) a new block when it is full. Returns when the collection this caused is
+    /// done, copies and erase (0 if there was none).
     #[allow(clippy::too_many_arguments)]
     fn append(
         &mut self,
@@ -894,13 +895,13 @@ impl PageFtl {
         stats: &mut SsdStats,
         at: u64,
     ) -> Result<u64> {
-        let mut copied = 0;
+        let mut done = 0;
         if !self.has_room(die, bytes, p) {
             if let Some(b) = self.open[die].take() {
                 self.close(die, b, p);
             }
             if self.free[die].len() <= p.gc_free {
-                copied = self.collect(die, p, busy, stats, at, p.gc_free, usize::MAX)?;
+                done = self.collect(die, p, busy, stats, at, p.gc_free, usize::MAX)?;
             }
         }
         // GC leaves its copies in an open block, which may have no room left.
@@ -911,9 +912,9 @@ impl PageFtl {
         if self.free[die].len() <= p.gc_free + BACKGROUND_GC_BLOCKS {
             let more =
                 self.collect(die, p, busy, stats, at, p.gc_free + BACKGROUND_GC_BLOCKS, 1)?;
-            copied = copied.max(more);
+            done = done.max(more);
         }
-        Ok(copied)
+        Ok(done)
     }
 
     /// Whether the open block of `die` can take `bytes` more.
@@ -989,8 +990,8 @@ impl PageFtl {
 
     /// Garbage collection on `die` while it has no more than `floor` free blocks, at most
     /// `most` victims: their valid data is copied (read and program on the die) into the
-    /// die's open block, and the victim erased. Returns when the last copy is done (0 if
-    /// no victim was taken); the erase follows on the die.
+    /// die's open block, and the victim erased. Returns when the last victim is erased (0
+    /// if none was taken).
     #[allow(clippy::too_many_arguments)]
     fn collect(
         &mut self,
@@ -1003,7 +1004,7 @@ impl PageFtl {
         most: usize,
     ) -> Result<u64> {
         let mut taken = 0;
-        let mut copied = 0;
+        let mut done = 0;
         while self.free[die].len() <= floor && taken < most {
             taken += 1;
             let Some(victim) = self.victim(die, p) else {
@@ -1029,7 +1030,7 @@ impl PageFtl {
             let pages = moved.div_ceil(p.page);
             let start = busy[die].max(at);
             busy[die] = start + pages * (p.t_read + p.t_prog) + p.t_erase;
-            copied = busy[die];
+            done = busy[die];
             stats.gc_pages += pages;
             stats.nand_bytes += pages * p.page;
             stats.erases += 1;
@@ -1044,7 +1045,7 @@ impl PageFtl {
             };
             self.free[die].push_front(victim);
         }
-        Ok(copied)
+        Ok(done)
     }
 }
 
