@@ -141,6 +141,43 @@ fn sandforce_differs_with_the_data_others_do_not() {
 }
 
 #[test]
+fn half_the_dies_writes_incompressible_data_slower() {
+    // "What if this drive had half the dies": the Vertex 3 240 GB (32 dies) against the same
+    // drive file with 16, as in the 120 GB model (128 GiB of NAND). The reviews: a smaller
+    // model of the same controller is slower, most of all on incompressible writes.
+    let lab = lab(
+        &["ocz-vertex3-240"],
+        "name: t\ntitle: t\nseed: 1\ntests:\n  - id: sw\n    title: sw\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    duration: 5s\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n",
+    );
+    let full = fs::read_to_string(format!(
+        "{}/drives/ocz-vertex3-240.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let half = full
+        .replace("id: ocz-vertex3-240", "id: half")
+        .replace("capacity: 240GB", "capacity: 120GB")
+        .replace("dies_per_channel: 4", "dies_per_channel: 2")
+        .replace("raw_capacity: 256GiB", "raw_capacity: 128GiB");
+    assert!(half.contains("dies_per_channel: 2") && half.contains("id: half"));
+    lab.write("drives/half.yaml", &half);
+    let r = run(&lab);
+    let share = |v: &str| {
+        let get = |d: &str| figure(&r, d, "sw", &format!("data-{v}"), "mb_per_s");
+        get("half") / get("ocz-vertex3-240")
+    };
+    let (compressible, incompressible) = (share("compressible"), share("incompressible"));
+    assert!(
+        incompressible < 0.7,
+        "incompressible: half the dies write {incompressible:.2} of the full drive"
+    );
+    assert!(
+        compressible > incompressible + 0.2,
+        "compressible {compressible:.2} against incompressible {incompressible:.2}"
+    );
+}
+
+#[test]
 fn alignment_costs_the_c300_a_read_modify_write() {
     let lab = lab(
         &[
