@@ -21,14 +21,19 @@ fn lab(drives: &[&str], suite: &str) -> TestLab {
     lab
 }
 
-/// Runs the lab and returns each (drive, test, variant)'s summary row (first repeat).
-fn run(lab: &TestLab) -> BTreeMap<(String, String, String), serde_json::Value> {
+/// Runs the lab and returns every summary row (each job).
+fn run_rows(lab: &TestLab) -> Vec<serde_json::Value> {
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let out = lab.roundup(&["summary", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    rows.into_iter()
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Runs the lab and returns each (drive, test, variant)'s summary row (first repeat).
+fn run(lab: &TestLab) -> BTreeMap<(String, String, String), serde_json::Value> {
+    run_rows(lab)
+        .into_iter()
         .filter(|r| r["repeat"] == 1)
         .map(|r| {
             let s = |k: &str| r[k].as_str().unwrap().to_string();
@@ -288,10 +293,7 @@ fn the_vertex_stays_constant_over_twenty_repeats_and_stalls_once_used() {
         &["ocz-vertex-120"],
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: fill\n    title: fill\n    operation: read\n    pattern: random\n    block_size: 4KiB\n    span: full\n    queue_depth: 1\n    count: 10\n    precondition: {fill: 1}\n    metric: iops\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    repeats: 20\n    data: incompressible\n    metric: mb_per_s\n",
     );
-    assert!(lab.roundup(&["run"]).status.success());
-    let out = lab.roundup(&["summary", "--json"]);
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    let mut by_repeat: Vec<(u64, f64, f64, f64)> = rows
+    let mut by_repeat: Vec<(u64, f64, f64, f64)> = run_rows(&lab)
         .iter()
         .filter(|r| r["test"] == "rw")
         .map(|r| {

@@ -1149,10 +1149,15 @@ mod tests {
         SsdSim::new(&spec, s).unwrap()
     }
 
-    fn drive_aged(policy: &str, aged: bool) -> SsdSim {
-        from_yaml(&format!(
+    /// The drive file of a small page-mapped SSD: 2 channels of 2 dies, 256 MiB.
+    fn small_yaml(policy: &str, aged: bool) -> String {
+        format!(
             "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  gc_policy: {policy}\n  remap: true\n  aged: {aged}\n"
-        ))
+        )
+    }
+
+    fn drive_aged(policy: &str, aged: bool) -> SsdSim {
+        from_yaml(&small_yaml(policy, aged))
     }
 
     fn write(sim: &mut SsdSim, offset: u64, seq: u64) -> u64 {
@@ -1208,9 +1213,11 @@ mod tests {
         // erase; collecting on a die lets the writes go to the others.
         // Returns the writes that waited longer than 3 ms, and the victims collected.
         let stalls = |mode: &str| {
-            let yaml = format!(
-                "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 4\n  dies_per_channel: 4\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  remap: true\n  gc: {mode}\n"
-            );
+            // The small drive with four channels of four dies.
+            let yaml = small_yaml("greedy", false).replace(
+                "channels: 2\n  dies_per_channel: 2",
+                "channels: 4\n  dies_per_channel: 4",
+            ) + &format!("  gc: {mode}\n");
             let mut sim = from_yaml(&yaml);
             let pages = sim.info.capacity / 4096;
             for i in 0..pages {
