@@ -136,6 +136,11 @@ pub struct SsdSpec {
     pub page: Size,
     /// Pages per erase block.
     pub pages_per_block: u32,
+    /// Planes per die the controller programs and erases at once (multi-plane
+    /// operations; default 1): a program writes one page on each plane in one program
+    /// time, and the FTL's block is one block on each plane, erased together.
+    #[serde(default)]
+    pub planes: Option<u32>,
     /// Page read time (tR).
     pub read: Duration,
     /// Page program time (tPROG).
@@ -475,9 +480,13 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
         }
         _ => {}
     }
+    let planes = s.planes.unwrap_or(1);
+    if !matches!(planes, 1 | 2 | 4) {
+        return Err(format!("ssd.planes: expected 1, 2 or 4, found {planes}"));
+    }
     // Each controller holds its share of the capacity.
     let capacity = capacity / s.controllers as u64;
-    let block = s.page.0 * s.pages_per_block as u64;
+    let block = s.page.0 * s.pages_per_block as u64 * planes as u64;
     let blocks_per_die = s.raw_capacity.0 / block / units;
     // Room for the user data, plus a few blocks per die to garbage-collect into.
     if s.raw_capacity.0 < capacity + units * block * 4 || blocks_per_die < 8 {
@@ -509,8 +518,15 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
             ));
         }
     }
-    if s.buffer.0 < s.page.0 {
-        return Err("ssd.buffer: expected at least one page".into());
+    if s.ftl == FtlKind::Block && planes > 1 {
+        return Err(
+            "ssd.planes: multi-plane programs are modelled for a page-mapped FTL (ftl: page); \
+             a block-mapped one writes a page at a time"
+                .into(),
+        );
+    }
+    if s.buffer.0 < s.page.0 * planes as u64 {
+        return Err("ssd.buffer: expected at least one page for each plane".into());
     }
     Ok(())
 }

@@ -95,6 +95,29 @@ fn simulated_drive_parameters_are_checked() {
             && err.contains("ssd.gc: garbage collection is a page-mapped FTL's"),
         "{err}"
     );
+    let fixed = ssd
+        .replace("raw_capacity: 64GB", "raw_capacity: 72GB")
+        .replace("firmware: \"2\"", "firmware: \"1\"");
+    lab.write(
+        "drives/s.yaml",
+        &fixed.replace("ssd:\n", "ssd:\n  planes: 3\n"),
+    );
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("drives/s.yaml") && err.contains("ssd.planes: expected 1, 2 or 4, found 3"),
+        "{err}"
+    );
+    lab.write(
+        "drives/s.yaml",
+        &fixed
+            .replace("ssd:\n", "ssd:\n  planes: 2\n")
+            .replace("  ftl: page\n", "  ftl: block\n  log_blocks: 4\n"),
+    );
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("ssd.planes: multi-plane programs are modelled for a page-mapped FTL"),
+        "{err}"
+    );
     let hdd = "id: s\nvendor: A\nmodel: D\ncapacity: 1TB\nhdd:\n  rpm: 7200\n  link_rate: 280MB/s\n  command_overhead: 50us\n  seek_track_to_track: 0.8ms\n  seek_average: 19ms\n  seek_full_stroke: 18ms\n  outer_rate: 115MB/s\n  inner_rate: 55MB/s\n  cache: 32MiB\n  read_ahead: 512KiB\n";
     lab.write("drives/s.yaml", hdd);
     let err = stderr(&lab.roundup(&["check"]));

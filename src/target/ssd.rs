@@ -5,9 +5,10 @@
 //! time, as in FEMU's "next available time" model, and every request reserves them in
 //! order. A write crosses the link, waits for room in the write buffer, and is placed by
 //! the FTL: a page-mapped FTL appends it to the open block of the die whose page is being
-//! filled and programs each page as it fills, garbage-collecting a die (greedy or FIFO
-//! victim, valid pages copied, block erased) when its free blocks run low, in the
-//! background (writes pass the die) or in the foreground (the controller waits); a block-mapped
+//! filled and programs each page (a page on each plane) as it fills, garbage-collecting a
+//! die (greedy or FIFO victim, valid pages copied, block erased) when its free blocks run
+//! low, in the background (host reads and programs go between its steps, writes pass the
+//! die) or in the foreground (the controller waits); a block-mapped
 //! FTL stripes each logical block across every die (one physical block on each, written
 //! page by page in turn), appends writes to the logical block's log block and merges a
 //! whole logical block when the few log blocks run out, behind a small cache written out
@@ -35,6 +36,9 @@ struct Params {
     dies: usize,
     chan_ns_per_byte: f64,
     page: u64,
+    /// Planes programmed at once: a program writes `planes` pages.
+    planes: u64,
+    /// Pages of the FTL's block: one erase block on each plane.
     pages_per_block: u64,
     blocks_per_die: u64,
     t_read: u64,
@@ -61,7 +65,9 @@ impl Params {
             .cloned()
             .unwrap_or_default();
         let dies = (s.channels * s.dies_per_channel) as usize;
-        let block = s.page.0 * s.pages_per_block as u64;
+        let planes = s.planes.unwrap_or(1).max(1) as u64;
+        let pages_per_block = s.pages_per_block as u64 * planes;
+        let block = s.page.0 * pages_per_block;
         Params {
             link_ns_per_byte: 1e9 / s.link_rate.0,
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
@@ -70,7 +76,8 @@ impl Params {
             dies,
             chan_ns_per_byte: 1e9 / s.channel_rate.0,
             page: s.page.0,
-            pages_per_block: s.pages_per_block as u64,
+            planes,
+            pages_per_block,
             blocks_per_die: s.raw_capacity.0 / block / dies as u64,
             t_read: s.read.0,
             t_prog: s.program.0,
@@ -128,6 +135,8 @@ struct Block {
     valid: u64,
     used: u64,
     closed: bool,
+    /// When its last erase ends: nothing is programmed into it before then.
+    erased: u64,
     /// Where it is among its die's victims (greedy): bucket and index.
     bucket: u32,
     pos: u32,
@@ -299,6 +308,151 @@ impl Buffer {
     }
 }
 
+/// One NAND die's time: the host operations booked on it, and the background garbage
+/// collection it does between them. Collection runs whenever the die has no host operation,
+/// a step at a time (a page moved on each plane, or an erase); a host operation that finds
+/// a step running waits for that step only, and the collection resumes after it.
+#[derive(Debug, Clone, Default)]
+struct Die {
+    /// When the host operations booked so far end.
+    busy: u64,
+    /// Background work still to do, in order.
+    bg: std::collections::VecDeque<Work>,
+    /// Its total, ns.
+    bg_left: u64,
+    /// When the background work (re)starts, if no host operation comes first.
+    bg_from: u64,
+}
+
+/// A stretch of background work made of equal steps that cannot be interrupted.
+#[derive(Debug, Clone, Copy)]
+struct Work {
+    left: u64,
+    step: u64,
+    /// Done so far (where the current step is).
+    done: u64,
+}
+
+impl Die {
+    /// When the die is free of host operations and background work alike.
+    fn free_at(&self) -> u64 {
+        if self.bg_left == 0 {
+            self.busy
+        } else {
+            self.bg_from.max(self.busy) + self.bg_left
+        }
+    }
+
+    /// Drops the background work done by `now`.
+    fn advance(&mut self, now: u64) {
+        let resumed = self.bg_from.max(self.busy);
+        if self.bg_left == 0 || now <= resumed {
+            return;
+        }
+        let mut ran = now - resumed;
+        while let Some(w) = self.bg.front_mut() {
+            if ran < w.left {
+                w.left -= ran;
+                w.done += ran;
+                self.bg_left -= ran;
+                break;
+            }
+            ran -= w.left;
+            self.bg_left -= w.left;
+            self.bg.pop_front();
+        }
+        self.bg_from = now;
+    }
+
+    /// When a host operation whose data is ready at `ready` can start: after the host
+    /// operations booked, and after the background step running then. The caller books
+    /// its end with [`Die::book`].
+    fn start(&mut self, ready: u64) -> u64 {
+        let s = ready.max(self.busy);
+        self.advance(s);
+        if self.bg_left == 0 || self.bg_from > s {
+            return s;
+        }
+        let Some(w) = self.bg.front_mut() else {
+            return s;
+        };
+        let wait = ((w.step - w.done % w.step) % w.step).min(w.left);
+        w.left -= wait;
+        w.done += wait;
+        self.bg_left -= wait;
+        if w.left == 0 {
+            self.bg.pop_front();
+        }
+        s + wait
+    }
+
+    /// Books a host operation started by [`Die::start`] until `end`; background work
+    /// resumes after it.
+    fn book(&mut self, end: u64) {
+        self.busy = self.busy.max(end);
+        if self.bg_left > 0 {
+            self.bg_from = self.bg_from.max(self.busy);
+        }
+    }
+
+    /// Queues background work from `at`: `work` ns in steps of `step` ns. Returns when all
+    /// the background work would end.
+    fn background(&mut self, at: u64, work: u64, step: u64) -> u64 {
+        self.advance(at);
+        if work > 0 {
+            if self.bg_left == 0 {
+                self.bg_from = at;
+            }
+            self.bg.push_back(Work {
+                left: work,
+                step: step.max(1),
+                done: 0,
+            });
+            self.bg_left += work;
+        }
+        self.free_at()
+    }
+
+    /// Queues `work` ns (one step) in the background work at `now`, after the stretch that
+    /// ends at or after `after` (a program into the block that stretch erases); returns
+    /// when it ends.
+    fn background_after(&mut self, now: u64, after: u64, work: u64) -> u64 {
+        self.advance(now);
+        let mut end = self.bg_from.max(self.busy);
+        let mut at = self.bg.len();
+        for (i, w) in self.bg.iter().enumerate() {
+            end += w.left;
+            if end >= after {
+                at = i + 1;
+                break;
+            }
+        }
+        if self.bg_left == 0 {
+            self.bg_from = after;
+            end = after.max(self.busy);
+        }
+        self.bg.insert(
+            at,
+            Work {
+                left: work,
+                step: work.max(1),
+                done: 0,
+            },
+        );
+        self.bg_left += work;
+        end + work
+    }
+
+    /// Reserves the die for `work` ns from `at`, after everything queued on it (work host
+    /// operations must wait for); returns when it ends.
+    fn block(&mut self, at: u64, work: u64) -> u64 {
+        self.busy = at.max(self.free_at()) + work;
+        self.bg.clear();
+        self.bg_left = 0;
+        self.busy
+    }
+}
+
 /// A simulated SSD.
 pub struct SsdSim {
     info: TargetInfo,
@@ -308,7 +462,7 @@ pub struct SsdSim {
     link_in: u64,
     ctrl: u64,
     chan: Vec<u64>,
-    die: Vec<u64>,
+    die: Vec<Die>,
     buffer: Buffer,
     ftl: Ftl,
     /// Bytes of the page being filled on each die (page FTL), waiting in the buffer.
@@ -384,7 +538,7 @@ impl SsdSim {
             link_in: 0,
             ctrl: 0,
             chan: vec![0; p.channels],
-            die: vec![0; p.dies],
+            die: vec![Die::default(); p.dies],
             buffer: Buffer {
                 cap: p.buffer,
                 used: 0,
@@ -403,30 +557,48 @@ impl SsdSim {
         self.stats
     }
 
-    /// Programs a page on `die` once its data is there at `ready`; returns when done. The
-    /// data crosses the channel as soon as the channel is free and waits in the die's
-    /// cache register if the die is still busy (a die collecting garbage does not hold up
-    /// the other dies on its channel).
+    /// Programs a page on each plane of `die` (one page without multi-plane programs) once
+    /// their data is there at `ready`; returns when done. The data crosses the channel as
+    /// soon as the channel is free and waits in the die's cache registers if the die is
+    /// still busy (a die collecting garbage does not hold up the other dies on its
+    /// channel).
     fn program(&mut self, die: usize, ready: u64) -> u64 {
+        let sent = self.send_program(die, ready);
+        let end = self.die[die].start(sent) + self.p.t_prog;
+        self.die[die].book(end);
+        end
+    }
+
+    /// Programs a page on each plane of `die` as soon as the background collection queued
+    /// on it has erased their block at `erased`; host reads still go between its steps.
+    /// Returns when done.
+    fn program_after_collection(&mut self, die: usize, ready: u64, erased: u64) -> u64 {
+        let sent = self.send_program(die, ready);
+        let t_prog = self.p.t_prog;
+        self.die[die].background_after(sent, erased.max(sent), t_prog)
+    }
+
+    /// Sends a program's pages over the channel of `die` from `ready`; returns when sent.
+    fn send_program(&mut self, die: usize, ready: u64) -> u64 {
         let p = self.p;
         let ch = die % p.channels;
+        let bytes = p.page * p.planes;
         let start = ready.max(self.chan[ch]);
-        let sent = start + (p.page as f64 * p.chan_ns_per_byte) as u64;
+        let sent = start + (bytes as f64 * p.chan_ns_per_byte) as u64;
         self.chan[ch] = sent;
-        self.die[die] = sent.max(self.die[die]) + p.t_prog;
-        self.stats.nand_bytes += p.page;
-        self.die[die]
+        self.stats.nand_bytes += bytes;
+        sent
     }
 
     /// Reads `bytes` of a page on `die`; returns when they are across the channel.
     fn read_page(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
         let p = self.p;
         let ch = die % p.channels;
-        let sensed = ready.max(self.die[die]) + p.t_read;
+        let sensed = self.die[die].start(ready) + p.t_read;
         let start = sensed.max(self.chan[ch]);
         let end = start + (bytes as f64 * p.chan_ns_per_byte) as u64;
         self.chan[ch] = end;
-        self.die[die] = end;
+        self.die[die].book(end);
         end
     }
 
@@ -608,27 +780,36 @@ impl SsdSim {
             &mut self.stats,
             at,
         )?;
+        // A block the die is still collecting into the free list is written after that.
+        let erased = f.open[die].map_or(0, |b| f.blocks[b as usize].erased);
+        let queued = erased > at && self.die[die].bg_left > 0;
         self.filling[die] += bytes;
-        let mut pages = 0;
-        while self.filling[die] >= p.page {
-            self.filling[die] -= p.page;
-            pages += 1;
+        // A program takes a page for each plane.
+        let unit = p.page * p.planes;
+        let mut programs = 0;
+        while self.filling[die] >= unit {
+            self.filling[die] -= unit;
+            programs += 1;
         }
-        for _ in 0..pages {
-            let done = self.program(die, at);
-            self.buffer.release(done, p.page);
+        for _ in 0..programs {
+            let done = if queued {
+                self.program_after_collection(die, at, erased)
+            } else {
+                self.program(die, at.max(erased))
+            };
+            self.buffer.release(done, unit);
         }
-        if pages > 0 {
+        if programs > 0 {
             // The next page goes to the next die in turn if it is free by the time this
             // write's data arrived, else to the die that is free first (the next in turn
             // among equals): a die busy collecting garbage is passed over.
             let turn = if die + 1 == p.dies { 0 } else { die + 1 };
-            let next = if self.die[turn] <= at {
+            let next = if self.die[turn].free_at() <= at {
                 turn
             } else {
                 (turn..p.dies)
                     .chain(0..turn)
-                    .min_by_key(|&d| self.die[d])
+                    .min_by_key(|&d| self.die[d].free_at())
                     .unwrap_or(turn)
             };
             if let Ftl::Page(f) = &mut self.ftl {
@@ -701,12 +882,12 @@ impl SsdSim {
         let dies = p.dies as u64;
         let mut copies: Vec<u64> = Vec::new();
         for (victim, sequential) in merge {
-            let start = self.die.iter().fold(t, |a, &b| a.max(b));
+            let start = self.die.iter().fold(t, |a, d| a.max(d.free_at()));
             self.stats.merges += 1;
             if sequential {
                 // A log written in order replaces its data block: erase the old one.
                 t = start + p.t_erase;
-                self.die.iter_mut().for_each(|d| *d = t);
+                self.die.iter_mut().for_each(|d| d.busy = t);
                 self.stats.erases += dies;
                 continue;
             }
@@ -718,9 +899,9 @@ impl SsdSim {
                 }
             }
             for (d, &n) in self.die.iter_mut().zip(&copies) {
-                *d = start + n * (p.t_read + p.t_prog) + 2 * p.t_erase;
+                d.busy = start + n * (p.t_read + p.t_prog) + 2 * p.t_erase;
             }
-            t = self.die.iter().fold(start, |a, &b| a.max(b));
+            t = self.die.iter().fold(start, |a, d| a.max(d.busy));
             let copied: u64 = copies.iter().sum();
             self.stats.erases += 2 * dies;
             self.stats.nand_bytes += copied * p.page;
@@ -901,7 +1082,7 @@ impl PageFtl {
         lpn: u32,
         bytes: u64,
         p: Params,
-        busy: &mut [u64],
+        busy: &mut [Die],
         stats: &mut SsdStats,
         at: u64,
     ) -> Result<u64> {
@@ -920,8 +1101,8 @@ impl PageFtl {
         // Near the watermark the die collects one victim at a time between writes (in the
         // background, as controllers do), so a write rarely waits for more than one.
         if self.free[die].len() <= p.gc_free + BACKGROUND_GC_BLOCKS {
-            let more =
-                self.collect(die, p, busy, stats, at, p.gc_free + BACKGROUND_GC_BLOCKS, 1)?;
+            let floor = p.gc_free + BACKGROUND_GC_BLOCKS;
+            let more = self.collect(die, p, busy, stats, at, floor, 1)?;
             done = done.max(more);
         }
         Ok(done)
@@ -1000,14 +1181,16 @@ impl PageFtl {
 
     /// Garbage collection on `die` while it has no more than `floor` free blocks, at most
     /// `most` victims: their valid data is copied (read and program on the die) into the
-    /// die's open block, and the victim erased. Returns when the last victim is erased (0
-    /// if none was taken).
+    /// die's open block, and the victim erased. In the background, host operations on the
+    /// die go between its steps, and a write into the erased block waits for the erase; in
+    /// the foreground (`gc: foreground`) they all wait. Returns when the last victim is
+    /// erased (0 if none was taken).
     #[allow(clippy::too_many_arguments)]
     fn collect(
         &mut self,
         die: usize,
         p: Params,
-        busy: &mut [u64],
+        busy: &mut [Die],
         stats: &mut SsdStats,
         at: u64,
         floor: usize,
@@ -1038,9 +1221,15 @@ impl PageFtl {
                 moved += bytes;
             }
             let pages = moved.div_ceil(p.page);
-            let start = busy[die].max(at);
-            busy[die] = start + pages * (p.t_read + p.t_prog) + p.t_erase;
-            done = busy[die];
+            // Each page read on its own, programmed a page per plane at once; then the erase.
+            let copies = pages * p.t_read + pages.div_ceil(p.planes) * p.t_prog;
+            done = if !p.gc_foreground {
+                let step = p.planes * p.t_read + p.t_prog;
+                busy[die].background(at, copies, step);
+                busy[die].background(at, p.t_erase, p.t_erase)
+            } else {
+                busy[die].block(at, copies + p.t_erase)
+            };
             stats.gc_pages += pages;
             stats.nand_bytes += pages * p.page;
             stats.erases += 1;
@@ -1051,6 +1240,7 @@ impl PageFtl {
                     e.clear();
                     e
                 },
+                erased: done,
                 ..Block::default()
             };
             self.free[die].push_front(victim);
@@ -1094,7 +1284,7 @@ impl SsdSim {
         let busy = [self.ctrl, self.link_out, self.link_in]
             .into_iter()
             .chain(self.chan.iter().copied())
-            .chain(self.die.iter().copied())
+            .chain(self.die.iter().map(Die::free_at))
             .chain(self.buffer.frees.iter().map(|&(when, _)| when))
             .max()
             .unwrap_or(0);
@@ -1246,6 +1436,88 @@ mod tests {
             bg * 10 < fg,
             "background: {bg} writes over 3 ms, foreground {fg}"
         );
+    }
+
+    #[test]
+    fn a_host_operation_waits_for_one_step_of_background_collection() {
+        // 100 ms of copies queued at 0 in steps of 1 ms; a read ready at 10.3 ms waits for
+        // the step running then, and the collection ends later by the read's time.
+        let mut die = Die::default();
+        assert_eq!(die.background(0, 100_000_000, 1_000_000), 100_000_000);
+        let start = die.start(10_300_000);
+        assert_eq!(start, 11_000_000);
+        die.book(start + 50_000);
+        assert_eq!(die.free_at(), 100_050_000);
+        // An erase (one 3.5 ms step) is waited for whole.
+        assert_eq!(die.background(0, 3_500_000, 3_500_000), 103_550_000);
+        assert_eq!(die.start(100_100_000), 103_550_000);
+        // Past the end of the collection nothing waits.
+        assert_eq!(die.start(200_000_000), 200_000_000);
+        // A program into the block a victim's erase frees goes right after that erase,
+        // before the next victim's copies.
+        let mut die = Die::default();
+        die.background(0, 10_000_000, 1_000_000);
+        die.background(0, 3_500_000, 3_500_000);
+        die.background(0, 10_000_000, 1_000_000);
+        assert_eq!(die.background_after(0, 13_500_000, 900_000), 14_400_000);
+        assert_eq!(die.free_at(), 24_400_000);
+        // Collection the host must wait for ends after everything queued before it.
+        let mut die = Die::default();
+        die.background(0, 5_000_000, 1_000_000);
+        assert_eq!(die.block(1_000_000, 2_000_000), 7_000_000);
+        assert_eq!(die.start(1_000_000), 7_000_000);
+    }
+
+    #[test]
+    fn reads_on_a_used_drive_pass_between_the_steps_of_its_collection() {
+        // A used drive written and read at random, a read after every write: its victims
+        // keep dies busy for tens of milliseconds in the background, and a read waits for
+        // a step (a page moved, or an erase) at most, never for a whole victim.
+        let mut sim = drive_aged("greedy", true);
+        let pages = sim.info.capacity / 4096;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let erases = sim.stats().erases;
+        let mut longest = 0;
+        for i in 0..20_000 {
+            write(&mut sim, below(&mut rng, pages) * 4096, 2 * i);
+            let req = IoRequest {
+                seq: 2 * i + 1,
+                op: Op::Read,
+                offset: below(&mut rng, pages) * 4096,
+                len: 4096,
+            };
+            let t = sim.clock;
+            let done = sim.serve(t, &req, None).unwrap();
+            sim.clock = done;
+            longest = longest.max(done - t);
+        }
+        // Victims of 32 pages, most of them valid: a collection takes 20 to 30 ms. A read
+        // waits at most for an erase (3.5 ms) and a program (0.9 ms) before its own turn.
+        assert!(sim.stats().erases - erases > 500, "{:?}", sim.stats());
+        assert!(
+            longest < 8_000_000,
+            "a read waited {:.1} ms",
+            longest as f64 / 1e6
+        );
+    }
+
+    #[test]
+    fn two_planes_program_twice_the_pages_in_a_program_time() {
+        // The small drive's 4 dies bound its sequential writes (4 KiB per 0.9 ms each);
+        // with two planes each program writes two pages, and a block is one on each plane.
+        let elapsed = |planes: &str| {
+            let mut sim = from_yaml(&(small_yaml("greedy", false) + planes));
+            for i in 0..16_384 {
+                write(&mut sim, i * 4096, i);
+            }
+            sim.settle();
+            sim.clock
+        };
+        let (one, two) = (elapsed(""), elapsed("  planes: 2\n"));
+        let ratio = one as f64 / two as f64;
+        assert!((1.8..2.05).contains(&ratio), "one plane / two: {ratio:.2}");
+        let sim = from_yaml(&(small_yaml("greedy", false) + "  planes: 2\n"));
+        assert_eq!(sim.p.pages_per_block, 64);
     }
 
     #[test]
