@@ -37,93 +37,55 @@ fn malformed_suite_names_file_line_column_field() {
 fn simulated_drive_parameters_are_checked() {
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);
+    // `roundup check` on a drive file must fail naming the file and each of `wanted`.
+    let refused = |yaml: &str, wanted: &[&str]| {
+        lab.write("drives/s.yaml", yaml);
+        let err = stderr(&lab.roundup(&["check"]));
+        assert!(err.contains("drives/s.yaml"), "{err}");
+        for w in wanted {
+            assert!(err.contains(w), "expected {w:?} in: {err}");
+        }
+    };
     let ssd = "id: s\nvendor: A\nmodel: S\ncapacity: 64GB\nfirmware: \"2\"\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 4\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 128\n  read: 50us\n  program: 900us\n  erase: 3ms\n  raw_capacity: 64GB\n  buffer: 1MiB\n  ftl: page\n  remap: true\n  firmwares:\n    \"1\": {}\n";
-    lab.write("drives/s.yaml", ssd);
-    let err = stderr(&lab.roundup(&["check"]));
-    assert!(
-        err.contains("drives/s.yaml")
-            && err.contains("ssd.raw_capacity: expected more NAND than the capacity"),
-        "{err}"
+    refused(
+        ssd,
+        &["ssd.raw_capacity: expected more NAND than the capacity"],
     );
-    lab.write(
-        "drives/s.yaml",
-        &ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB"),
+    let room = ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB");
+    refused(
+        &room,
+        &["firmware: expected one of the revisions under ssd.firmwares (1), found \"2\""],
     );
-    let err = stderr(&lab.roundup(&["check"]));
-    assert!(
-        err.contains(
-            "firmware: expected one of the revisions under ssd.firmwares (1), found \"2\""
+    refused(
+        &room.replace("  ftl: page\n", "  ftl: pages\n"),
+        &["drives/s.yaml:", "ftl"],
+    );
+    let fixed = room.replace("firmware: \"2\"", "firmware: \"1\"");
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  controllers: 2\n"),
+        &["ssd.stripe: expected a stripe size (e.g. 64KiB) with two or more `controllers`"],
+    );
+    refused(
+        &fixed.replace(
+            "  ftl: page\n",
+            "  ftl: block\n  log_blocks: 4\n  gc: foreground\n",
         ),
-        "{err}"
+        &["ssd.gc: garbage collection is a page-mapped FTL's"],
     );
-    lab.write(
-        "drives/s.yaml",
-        &ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB")
-            .replace("  ftl: page\n", "  ftl: pages\n"),
-    );
-    let err = stderr(&lab.roundup(&["check"]));
-    assert!(
-        err.contains("drives/s.yaml:") && err.contains("ftl"),
-        "{err}"
-    );
-    lab.write(
-        "drives/s.yaml",
-        &ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB")
-            .replace("firmware: \"2\"", "firmware: \"1\"")
-            .replace("ssd:\n", "ssd:\n  controllers: 2\n"),
-    );
-    let err = stderr(&lab.roundup(&["check"]));
-    assert!(
-        err.contains("drives/s.yaml")
-            && err.contains(
-                "ssd.stripe: expected a stripe size (e.g. 64KiB) with two or more `controllers`"
-            ),
-        "{err}"
-    );
-    lab.write(
-        "drives/s.yaml",
-        &ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB")
-            .replace("firmware: \"2\"", "firmware: \"1\"")
-            .replace(
-                "  ftl: page\n",
-                "  ftl: block\n  log_blocks: 4\n  gc: foreground\n",
-            ),
-    );
-    let err = stderr(&lab.roundup(&["check"]));
-    assert!(
-        err.contains("drives/s.yaml")
-            && err.contains("ssd.gc: garbage collection is a page-mapped FTL's"),
-        "{err}"
-    );
-    let fixed = ssd
-        .replace("raw_capacity: 64GB", "raw_capacity: 72GB")
-        .replace("firmware: \"2\"", "firmware: \"1\"");
-    lab.write(
-        "drives/s.yaml",
+    refused(
         &fixed.replace("ssd:\n", "ssd:\n  planes: 3\n"),
+        &["ssd.planes: expected 1, 2 or 4, found 3"],
     );
-    let err = stderr(&lab.roundup(&["check"]));
-    assert!(
-        err.contains("drives/s.yaml") && err.contains("ssd.planes: expected 1, 2 or 4, found 3"),
-        "{err}"
-    );
-    lab.write(
-        "drives/s.yaml",
+    refused(
         &fixed
             .replace("ssd:\n", "ssd:\n  planes: 2\n")
             .replace("  ftl: page\n", "  ftl: block\n  log_blocks: 4\n"),
-    );
-    let err = stderr(&lab.roundup(&["check"]));
-    assert!(
-        err.contains("ssd.planes: multi-plane programs are modelled for a page-mapped FTL"),
-        "{err}"
+        &["ssd.planes: multi-plane programs are modelled for a page-mapped FTL"],
     );
     let hdd = "id: s\nvendor: A\nmodel: D\ncapacity: 1TB\nhdd:\n  rpm: 7200\n  link_rate: 280MB/s\n  command_overhead: 50us\n  seek_track_to_track: 0.8ms\n  seek_average: 19ms\n  seek_full_stroke: 18ms\n  outer_rate: 115MB/s\n  inner_rate: 55MB/s\n  cache: 32MiB\n  read_ahead: 512KiB\n";
-    lab.write("drives/s.yaml", hdd);
-    let err = stderr(&lab.roundup(&["check"]));
-    assert!(
-        err.contains("seek_track_to_track <= seek_average < seek_full_stroke"),
-        "{err}"
+    refused(
+        hdd,
+        &["seek_track_to_track <= seek_average < seek_full_stroke"],
     );
 }
 
