@@ -15,6 +15,7 @@
 //! whole when a write finds it full (the JMF602 stutter). A compressing controller stores
 //! the LZ4 size of the data the engine actually wrote. A controller that does not remap
 //! writes that are not page aligned reads the partly written pages first.
+//! A sequential stream of reads is read ahead, a request's worth of pages behind each one.
 //! The drive's state (mapping, free blocks) persists across the jobs of a run, so a used
 //! drive behaves like one; between jobs it settles (its backlog written out).
 
@@ -216,6 +217,9 @@ fn prefetch_line<T>(v: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = v;
 }
+
+/// Reads continuing a sequential stream after which the controller reads ahead of it.
+const READ_AHEAD_AFTER: u32 = 2;
 
 /// Free blocks above the collection watermark below which a die collects one victim after
 /// each write it takes (background collection); at the watermark it collects until above.
@@ -469,6 +473,14 @@ pub struct SsdSim {
     filling: Vec<u64>,
     scratch: Vec<u8>,
     next_small_write: u64,
+    /// Where the last read ended: a read that starts there continues a sequential stream.
+    read_end: u64,
+    /// Reads in a row that continued the stream.
+    read_run: u32,
+    /// Read-ahead: the first logical page read ahead, and when each page from it is across
+    /// its channel.
+    ahead_first: u64,
+    ahead: Vec<u64>,
     stats: SsdStats,
 }
 
@@ -548,6 +560,10 @@ impl SsdSim {
             filling: vec![0; p.dies],
             scratch: Vec::new(),
             next_small_write: 0,
+            read_end: u64::MAX,
+            read_run: 0,
+            ahead_first: 0,
+            ahead: Vec::new(),
             stats: SsdStats::default(),
         })
     }
@@ -642,14 +658,25 @@ impl SsdSim {
                 // Every page is read at once (each die and channel in turn), and the data
                 // goes back over the link in order, each page's part as soon as it is
                 // across its channel (cut-through), so a large read's link transfer
-                // overlaps its NAND reads.
+                // overlaps its NAND reads. A page read ahead is not read again.
                 let mut sent = self.link_in;
                 let mut bytes_sent = 0u64;
                 let link_ns = |b: u64| (b as f64 * p.link_ns_per_byte) as u64;
+                self.read_run = if req.offset == self.read_end {
+                    self.read_run.saturating_add(1)
+                } else {
+                    0
+                };
+                self.read_end = req.offset + len;
                 for lpn in first..=last {
-                    let ready = match self.locate(lpn) {
-                        Some((die, bytes)) => self.read_page(die, at, bytes),
-                        None => at,
+                    let ahead = lpn
+                        .checked_sub(self.ahead_first)
+                        .and_then(|i| self.ahead.get(i as usize).copied());
+                    let ready = match (ahead, self.locate(lpn)) {
+                        // Sent once the command is in, however early it was read.
+                        (Some(t), _) => t.max(at),
+                        (None, Some((die, bytes))) => self.read_page(die, at, bytes),
+                        (None, None) => at,
                     };
                     let upto = ((lpn + 1) * p.page).min(req.offset + len) - req.offset;
                     // Times from the bytes sent so far, so rounding does not add up.
@@ -658,10 +685,17 @@ impl SsdSim {
                     bytes_sent = upto;
                 }
                 self.link_in = sent;
+                // A stream of three reads in a row is read ahead (what was read ahead before
+                // stays until then, for a stream that other reads interrupted).
+                if self.read_run >= READ_AHEAD_AFTER {
+                    self.read_ahead(last + 1, pages, at);
+                }
                 Ok(sent)
             }
             Op::Write => {
                 self.stats.host_bytes += len;
+                // What was read ahead may be overwritten.
+                self.ahead.clear();
                 at += p.write_overhead;
                 if p.small_write_gap > 0 && len < 16 * 1024 {
                     at = at.max(self.next_small_write);
@@ -743,6 +777,22 @@ impl SsdSim {
                     }
                 }
             }
+        }
+    }
+
+    /// Reads ahead of a sequential stream: the `pages` logical pages from `first` (those
+    /// that hold data) are read from `at`, behind the request's own pages, so that the next
+    /// request of the stream finds them read and waits only for the link.
+    fn read_ahead(&mut self, first: u64, pages: u64, at: u64) {
+        let end = (first + pages).min(self.info.capacity.div_ceil(self.p.page));
+        self.ahead.clear();
+        self.ahead_first = first;
+        for lpn in first..end {
+            let ready = match self.locate(lpn) {
+                Some((die, bytes)) => self.read_page(die, at, bytes),
+                None => at,
+            };
+            self.ahead.push(ready);
         }
     }
 
@@ -1259,6 +1309,7 @@ impl Target for SsdSim {
     }
 
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
+        self.ahead.clear();
         self.discard(offset, len);
         Ok(())
     }
@@ -1547,6 +1598,48 @@ mod tests {
         assert!(
             took < channels + link / 3,
             "{took} ns: the link's {link} ns did not overlap the channels' {channels} ns"
+        );
+    }
+
+    #[test]
+    fn a_sequential_stream_is_read_ahead() {
+        // Fast channels (400 MB/s): a 128 KiB read is bound by the link (280 MB/s, 468 µs).
+        // The third read of a stream reads the fourth's pages behind its own, so the fourth
+        // waits for the link alone; a read elsewhere gets nothing read ahead.
+        let mut sim = from_yaml(
+            &small_yaml("greedy", false).replace("channel_rate: 40MB/s", "channel_rate: 400MB/s"),
+        );
+        for i in 0..128 {
+            write(&mut sim, i * 4096, i);
+        }
+        sim.settle();
+        let mut read = |offset: u64, seq: u64| {
+            let t = sim.clock;
+            let req = IoRequest {
+                seq,
+                op: Op::Read,
+                offset,
+                len: 128 << 10,
+            };
+            let done = sim.serve(t, &req, None).unwrap();
+            sim.clock = done;
+            done - t
+        };
+        let (_, _, third) = (read(0, 1), read(128 << 10, 2), read(256 << 10, 3));
+        let fourth = read(384 << 10, 4);
+        let elsewhere = read(0, 5);
+        let link = (131_072.0 * 1e9 / 280e6) as u64;
+        assert!(
+            fourth >= link && fourth < link + 20_000,
+            "fourth read {fourth} ns"
+        );
+        assert!(
+            third > fourth + 40_000,
+            "third {third} ns, fourth {fourth} ns"
+        );
+        assert!(
+            elsewhere > fourth + 40_000,
+            "a read elsewhere {elsewhere} ns"
         );
     }
 
