@@ -9,13 +9,16 @@ use std::fs;
 
 use common::{stderr, TestLab};
 
+/// The text of drive `id`'s file in the repository's drives/.
+fn drive_file(id: &str) -> String {
+    fs::read_to_string(format!("{}/drives/{id}.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
 /// A lab with these drives from the repository's drives/ and one suite.
 fn lab(drives: &[&str], suite: &str) -> TestLab {
     let lab = TestLab::new();
     for d in drives {
-        let text =
-            fs::read_to_string(format!("{}/drives/{d}.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        lab.write(&format!("drives/{d}.yaml"), &text);
+        lab.write(&format!("drives/{d}.yaml"), &drive_file(d));
     }
     lab.write("suites/t.yaml", suite);
     lab
@@ -154,11 +157,7 @@ fn half_the_dies_writes_incompressible_data_slower() {
         &["ocz-vertex3-240"],
         "name: t\ntitle: t\nseed: 1\ntests:\n  - id: sw\n    title: sw\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    duration: 5s\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n",
     );
-    let full = fs::read_to_string(format!(
-        "{}/drives/ocz-vertex3-240.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let full = drive_file("ocz-vertex3-240");
     let half = full
         .replace("id: ocz-vertex3-240", "id: half")
         .replace("capacity: 240GB", "capacity: 120GB")
@@ -383,12 +382,7 @@ fn a_used_x25m_collects_garbage_from_the_first_write() {
     // (shared/reference/drives-and-nand.md); the stalls are single victims collected on a
     // die, about a hundred valid pages each (bit-tech saw 104 ms).
     let lab = TestLab::new();
-    let text = fs::read_to_string(format!(
-        "{}/drives/intel-x25m-g2-160.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-    .replace("\nssd:\n", "\nssd:\n  aged: true\n");
+    let text = drive_file("intel-x25m-g2-160").replace("\nssd:\n", "\nssd:\n  aged: true\n");
     assert!(text.contains("aged: true"));
     lab.write("drives/intel-x25m-g2-160.yaml", &text);
     lab.write(
@@ -414,12 +408,7 @@ fn the_x25m_original_firmware_slows_on_every_repeat_the_fixed_one_settles() {
     // last, so every repeat is slower than the one before; the fixed one (greedy victims)
     // settles. (bit-tech saw the original firmware halve on each repeat: not reproduced,
     // docs/simulated-drives.md says why.)
-    let text = fs::read_to_string(format!(
-        "{}/drives/intel-x25m-g2-160.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-    .replace("\nssd:\n", "\nssd:\n  aged: true\n");
+    let text = drive_file("intel-x25m-g2-160").replace("\nssd:\n", "\nssd:\n  aged: true\n");
     let lab = lab(
         &[],
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    repeats: 6\n    metric: mb_per_s\n",
