@@ -672,11 +672,10 @@ impl SsdSim {
                     let ahead = lpn
                         .checked_sub(self.ahead_first)
                         .and_then(|i| self.ahead.get(i as usize).copied());
-                    let ready = match (ahead, self.locate(lpn)) {
+                    let ready = match ahead {
                         // Sent once the command is in, however early it was read.
-                        (Some(t), _) => t.max(at),
-                        (None, Some((die, bytes))) => self.read_page(die, at, bytes),
-                        (None, None) => at,
+                        Some(t) => t.max(at),
+                        None => self.read_lpn(lpn, at),
                     };
                     let upto = ((lpn + 1) * p.page).min(req.offset + len) - req.offset;
                     // Times from the bytes sent so far, so rounding does not add up.
@@ -788,11 +787,17 @@ impl SsdSim {
         self.ahead.clear();
         self.ahead_first = first;
         for lpn in first..end {
-            let ready = match self.locate(lpn) {
-                Some((die, bytes)) => self.read_page(die, at, bytes),
-                None => at,
-            };
+            let ready = self.read_lpn(lpn, at);
             self.ahead.push(ready);
+        }
+    }
+
+    /// Reads logical page `lpn` from `at`; returns when it is across its channel (`at` for a
+    /// page that holds no data, which the NAND is not asked for).
+    fn read_lpn(&mut self, lpn: u64, at: u64) -> u64 {
+        match self.locate(lpn) {
+            Some((die, bytes)) => self.read_page(die, at, bytes),
+            None => at,
         }
     }
 
