@@ -14,6 +14,20 @@ fn drive_file(id: &str) -> String {
     fs::read_to_string(format!("{}/drives/{id}.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
+/// Drive `id`'s file with each `(from, to)` edit made; every `from` must be in it, so an
+/// edit the drive file no longer matches fails the test instead of testing the drive as is.
+fn drive_edited(id: &str, edits: &[(&str, &str)]) -> String {
+    let mut text = drive_file(id);
+    for (from, to) in edits {
+        assert!(text.contains(from), "drives/{id}.yaml has no `{from}`");
+        text = text.replace(from, to);
+    }
+    text
+}
+
+/// The edit that makes a page-mapped drive used (`aged: true`).
+const AGED: (&str, &str) = ("\nssd:\n", "\nssd:\n  aged: true\n");
+
 /// A lab with these drives from the repository's drives/ and one suite.
 fn lab(drives: &[&str], suite: &str) -> TestLab {
     let lab = TestLab::new();
@@ -157,13 +171,15 @@ fn half_the_dies_writes_incompressible_data_slower() {
         &["ocz-vertex3-240"],
         "name: t\ntitle: t\nseed: 1\ntests:\n  - id: sw\n    title: sw\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    duration: 5s\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n",
     );
-    let full = drive_file("ocz-vertex3-240");
-    let half = full
-        .replace("id: ocz-vertex3-240", "id: half")
-        .replace("capacity: 240GB", "capacity: 120GB")
-        .replace("dies_per_channel: 4", "dies_per_channel: 2")
-        .replace("raw_capacity: 256GiB", "raw_capacity: 128GiB");
-    assert!(half.contains("dies_per_channel: 2") && half.contains("id: half"));
+    let half = drive_edited(
+        "ocz-vertex3-240",
+        &[
+            ("id: ocz-vertex3-240", "id: half"),
+            ("raw_capacity: 256GiB", "raw_capacity: 128GiB"),
+            ("capacity: 240GB", "capacity: 120GB"),
+            ("dies_per_channel: 4", "dies_per_channel: 2"),
+        ],
+    );
     lab.write("drives/half.yaml", &half);
     let r = run(&lab);
     let share = |v: &str| {
@@ -382,8 +398,7 @@ fn a_used_x25m_collects_garbage_from_the_first_write() {
     // (shared/reference/drives-and-nand.md); the stalls are single victims collected on a
     // die, about a hundred valid pages each (bit-tech saw 104 ms).
     let lab = TestLab::new();
-    let text = drive_file("intel-x25m-g2-160").replace("\nssd:\n", "\nssd:\n  aged: true\n");
-    assert!(text.contains("aged: true"));
+    let text = drive_edited("intel-x25m-g2-160", &[AGED]);
     lab.write("drives/intel-x25m-g2-160.yaml", &text);
     lab.write(
         "suites/t.yaml",
@@ -408,20 +423,21 @@ fn the_x25m_original_firmware_slows_on_every_repeat_the_fixed_one_settles() {
     // last, so every repeat is slower than the one before; the fixed one (greedy victims)
     // settles. (bit-tech saw the original firmware halve on each repeat: not reproduced,
     // docs/simulated-drives.md says why.)
-    let text = drive_file("intel-x25m-g2-160").replace("\nssd:\n", "\nssd:\n  aged: true\n");
     let lab = lab(
         &[],
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    repeats: 6\n    metric: mb_per_s\n",
     );
-    lab.write(
-        "drives/fixed.yaml",
-        &text.replace("id: intel-x25m-g2-160", "id: fixed"),
-    );
-    let original = text
-        .replace("id: intel-x25m-g2-160", "id: original")
-        .replace("firmware: 2CV102HD", "firmware: original");
-    assert!(original.contains("firmware: original") && original.contains("aged: true"));
-    lab.write("drives/original.yaml", &original);
+    for (id, firmware) in [("fixed", "2CV102HD"), ("original", "original")] {
+        let text = drive_edited(
+            "intel-x25m-g2-160",
+            &[
+                AGED,
+                ("id: intel-x25m-g2-160", &format!("id: {id}")),
+                ("firmware: 2CV102HD", &format!("firmware: {firmware}")),
+            ],
+        );
+        lab.write(&format!("drives/{id}.yaml"), &text);
+    }
     let rows = run_rows(&lab);
     let series = |drive: &str| {
         let mut by_repeat: Vec<(u64, f64)> = rows
