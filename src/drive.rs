@@ -185,6 +185,11 @@ pub struct SsdSpec {
     /// whole blocks. Built directly, deterministically.
     #[serde(default)]
     pub aged: bool,
+    /// With `aged`: the share of the logical pages that hold data (above 0, at most 1;
+    /// default 1, every page). The pages without data are spread over the whole capacity
+    /// and stay free, so a used drive that is not full has more room to collect into.
+    #[serde(default)]
+    pub full: Option<f64>,
     /// Controllers in RAID 0 behind the one host link (the G.Skill Titan's two JMF602B);
     /// the parameters above are then each controller's, and each holds an equal share of
     /// the capacity.
@@ -524,6 +529,17 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
              a block-mapped one writes a page at a time"
                 .into(),
         );
+    }
+    if let Some(full) = s.full {
+        if !s.aged {
+            return Err("ssd.full: expected only on a used drive (aged: true)".into());
+        }
+        if !(full > 0.0 && full <= 1.0) {
+            return Err(format!(
+                "ssd.full: expected the share of the logical pages holding data, above 0 and \
+                 at most 1, found {full}"
+            ));
+        }
     }
     if s.buffer.0 < s.page.0 * planes as u64 {
         return Err("ssd.buffer: expected at least one page for each plane".into());

@@ -82,6 +82,14 @@ fn simulated_drive_parameters_are_checked() {
             .replace("  ftl: page\n", "  ftl: block\n  log_blocks: 4\n"),
         &["ssd.planes: multi-plane programs are modelled for a page-mapped FTL"],
     );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  full: 0.9\n"),
+        &["ssd.full: expected only on a used drive (aged: true)"],
+    );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  aged: true\n  full: 98\n"),
+        &["ssd.full: expected the share of the logical pages holding data, above 0 and at most 1, found 98"],
+    );
     let hdd = "id: s\nvendor: A\nmodel: D\ncapacity: 1TB\nhdd:\n  rpm: 7200\n  link_rate: 280MB/s\n  command_overhead: 50us\n  seek_track_to_track: 0.8ms\n  seek_average: 19ms\n  seek_full_stroke: 18ms\n  outer_rate: 115MB/s\n  inner_rate: 55MB/s\n  cache: 32MiB\n  read_ahead: 512KiB\n";
     refused(
         hdd,

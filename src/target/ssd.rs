@@ -221,8 +221,9 @@ fn prefetch_line<T>(v: &T) {
 /// Reads continuing a sequential stream after which the controller reads ahead of it.
 const READ_AHEAD_AFTER: u32 = 2;
 
-/// Free blocks above the collection watermark below which a die collects one victim after
-/// each write it takes (background collection); at the watermark it collects until above.
+/// Free blocks above the collection watermark within which a die collects: in the
+/// background a victim whenever it has none under way, on the controller (`gc:
+/// foreground`) one after each write it takes; at the watermark it collects until above.
 const BACKGROUND_GC_BLOCKS: usize = 2;
 
 /// The page-mapped FTL: logical pages appended to the open block of a die.
@@ -345,6 +346,12 @@ impl Die {
         } else {
             self.bg_from.max(self.busy) + self.bg_left
         }
+    }
+
+    /// Whether background work is still under way at `now`.
+    fn collecting(&mut self, now: u64) -> bool {
+        self.advance(now);
+        self.bg_left > 0
     }
 
     /// Drops the background work done by `now`.
@@ -524,18 +531,17 @@ impl SsdSim {
                 held: vec![0; lpns.div_ceil(64) as usize],
             }),
         };
-        match (s.aged, &mut ftl) {
-            (true, Ftl::Page(f)) => f.age(p, lpns)?,
-            // Used, a block-mapped drive holds data in every logical page.
-            (true, Ftl::Block(f)) => {
-                f.held.iter_mut().for_each(|w| *w = u64::MAX);
-                if lpns % 64 != 0 {
-                    if let Some(w) = f.held.last_mut() {
-                        *w = (1 << (lpns % 64)) - 1;
+        if s.aged {
+            // Used: `full` of the logical pages hold data (every page by default).
+            let held = ((lpns as f64 * s.full.unwrap_or(1.0)).round() as u64).clamp(1, lpns);
+            match &mut ftl {
+                Ftl::Page(f) => f.age(p, lpns, held)?,
+                Ftl::Block(f) => {
+                    for lpn in scrambled(lpns).take(held as usize) {
+                        f.set_held(lpn, true);
                     }
                 }
             }
-            (false, _) => {}
         }
         Ok(SsdSim {
             info: TargetInfo::simulated(
@@ -991,20 +997,37 @@ impl SsdSim {
     }
 }
 
+/// The logical pages `0..space` in a fixed scrambled order (i → i × step mod space, a
+/// bijection as step is coprime to space): the order a used drive's pages are dealt out in.
+fn scrambled(space: u64) -> impl Iterator<Item = u64> {
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let space = space.max(1);
+    let mut step = ((space as f64 * 0.618_033_988_75) as u64).max(1);
+    while gcd(step, space) != 1 {
+        step += 1;
+    }
+    (0..space).map(move |i| ((i as u128 * step as u128) % space as u128) as u64)
+}
+
 /// The greedy bucket of a block holding `valid` bytes: its valid pages, rounded down.
 fn bucket_of(valid: u64, p: Params) -> usize {
     (valid * p.pages_per_block / p.block_bytes()) as usize
 }
 
 impl PageFtl {
-    /// Lays the drive out as long uniform random writes leave it: every one of `lpns`
-    /// logical pages stored once, in closed blocks whose share of valid pages falls with
-    /// their age as `exp(-age / u)` (a page survives each later write with probability
-    /// about 1 − 1/lpns), `u` chosen so that the valid pages add up to `lpns`; the oldest
-    /// blocks are the next victims. Each die keeps one free block above its collection
-    /// watermark. Logical pages are dealt out in a scrambled order (a fixed multiplicative
-    /// permutation), so any span of them is spread over every block.
-    fn age(&mut self, p: Params, lpns: u64) -> Result<()> {
+    /// Lays the drive out as long uniform random writes leave it: `lpns` of its `space`
+    /// logical pages stored once (the first `lpns` of [`scrambled`], so any span of them is
+    /// spread over every block and the pages without data too), in closed blocks whose
+    /// share of valid pages falls with their age as `exp(-age / u)` (a page survives each
+    /// later write with probability about 1 − 1/lpns), `u` chosen so that the valid pages
+    /// add up to `lpns`; the oldest blocks are the next victims. Each die keeps one free
+    /// block above its collection watermark.
+    fn age(&mut self, p: Params, space: u64, lpns: u64) -> Result<()> {
         let ppb = p.pages_per_block;
         let bpd = p.blocks_per_die as usize;
         let per_die = bpd.saturating_sub(p.gc_free + 1);
@@ -1045,25 +1068,13 @@ impl PageFtl {
             *n += more;
             given += more;
         }
-        // The scrambling: i -> (i * step) mod lpns, a bijection as step is coprime to lpns.
-        let gcd = |mut a: u64, mut b: u64| {
-            while b != 0 {
-                (a, b) = (b, a % b);
-            }
-            a
-        };
-        let mut step = ((lpns as f64 * 0.618_033_988_75) as u64).max(1);
-        while gcd(step, lpns) != 1 {
-            step += 1;
-        }
-        let mut i = 0u64;
+        let mut order = scrambled(space);
         for (k, &n) in counts.iter().enumerate() {
             let (die, b) = (k % p.dies, (k % p.dies) * bpd + k / p.dies);
             let blk = &mut self.blocks[b];
             blk.entries.clear();
             for entry in 0..n {
-                let lpn = ((i as u128 * step as u128) % lpns as u128) as u32;
-                i += 1;
+                let lpn = order.next().unwrap_or(0) as u32;
                 blk.entries.push((lpn, p.page as u32));
                 let loc = Loc {
                     block: b as u32,
@@ -1153,9 +1164,13 @@ impl PageFtl {
         // GC leaves its copies in an open block, which may have no room left.
         self.open_with_room(die, bytes, p)?;
         self.store(die, lpn, bytes)?;
-        // Near the watermark the die collects one victim at a time between writes (in the
-        // background, as controllers do), so a write rarely waits for more than one.
-        if self.free[die].len() <= p.gc_free + BACKGROUND_GC_BLOCKS {
+        // Near the watermark a die collecting in the background takes a victim when it has
+        // none under way: its copies are booked into the die's blocks at once, so taking
+        // more would fill the erased blocks the host's next pages need with copies that
+        // are not made yet. On the controller, one victim after each write.
+        if self.free[die].len() <= p.gc_free + BACKGROUND_GC_BLOCKS
+            && (p.gc_foreground || !busy[die].collecting(at))
+        {
             let floor = p.gc_free + BACKGROUND_GC_BLOCKS;
             let more = self.collect(die, p, busy, stats, at, floor, 1)?;
             done = done.max(more);
@@ -1525,6 +1540,46 @@ mod tests {
     }
 
     #[test]
+    fn a_die_collects_one_victim_at_a_time_in_the_background() {
+        // A used drive starts at its collection watermark. Writes in a burst reach every die
+        // twice; each die takes one victim (its copies take room in the die's open block as
+        // they are booked) and the next only once that one is erased, so the host's pages
+        // find room in blocks already erased instead of waiting behind several victims.
+        let mut sim = drive_aged("greedy", true);
+        let victim_at_most = 32 * (50_000 + 900_000) + 3_500_000;
+        for i in 0..8 {
+            let req = IoRequest {
+                seq: i,
+                op: Op::Write,
+                offset: i * (1 << 20),
+                len: 4096,
+            };
+            sim.serve(0, &req, None).unwrap();
+        }
+        for (d, die) in sim.die.iter_mut().enumerate() {
+            assert!(die.collecting(0), "die {d} collects");
+            assert!(
+                die.bg_left <= victim_at_most,
+                "die {d}: {} ms of collection queued, more than one victim",
+                die.bg_left / 1_000_000
+            );
+        }
+        // Once the victim is erased, the die's next write starts another.
+        let later = victim_at_most + 1;
+        let Ftl::Page(f) = &sim.ftl else { panic!() };
+        let die = f.die;
+        assert!(!sim.die[die].collecting(later));
+        let req = IoRequest {
+            seq: 8,
+            op: Op::Write,
+            offset: 9 << 20,
+            len: 4096,
+        };
+        sim.serve(later, &req, None).unwrap();
+        assert!(sim.die.iter_mut().any(|d| d.collecting(later)));
+    }
+
+    #[test]
     fn reads_on_a_used_drive_pass_between_the_steps_of_its_collection() {
         // A used drive written and read at random, a read after every write: its victims
         // keep dies busy for tens of milliseconds in the background, and a read waits for
@@ -1691,6 +1746,40 @@ mod tests {
         assert!(
             really > 2.0 && (direct / really - 1.0).abs() < 0.25,
             "write amplification: built {direct:.2}, aged by writes {really:.2}"
+        );
+    }
+
+    #[test]
+    fn a_used_drive_not_full_holds_data_in_its_share_of_every_span() {
+        let mut half = from_yaml(
+            &small_yaml("greedy", true).replace("aged: true\n", "aged: true\n  full: 0.5\n"),
+        );
+        let pages = half.info.capacity / 4096;
+        let Ftl::Page(f) = &half.ftl else { panic!() };
+        let mapped = |range: std::ops::Range<u64>| {
+            range.filter(|&lpn| f.map[lpn as usize] != 0).count() as f64
+        };
+        assert_eq!(mapped(0..pages), (pages / 2) as f64);
+        let valid: u64 = f.blocks.iter().map(|b| b.valid).sum();
+        assert_eq!(valid, pages / 2 * 4096);
+        // The pages without data are spread over the capacity, not left at its end.
+        for q in 0..4 {
+            let share = mapped(q * pages / 4..(q + 1) * pages / 4) / (pages / 4) as f64;
+            assert!(
+                (share - 0.5).abs() < 0.05,
+                "quarter {q}: {share:.3} holds data"
+            );
+        }
+        // Half full, the drive has room to collect into: its victims hold fewer valid pages
+        // and random writes cost less NAND work than on the full one.
+        let mut full = drive_aged("greedy", true);
+        let (wa_half, wa_full) = (
+            random_wa(&mut half, pages / 2, 3),
+            random_wa(&mut full, pages / 2, 3),
+        );
+        assert!(
+            wa_half < 0.7 * wa_full,
+            "write amplification: half full {wa_half:.2}, full {wa_full:.2}"
         );
     }
 
