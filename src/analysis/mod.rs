@@ -455,7 +455,7 @@ pub struct Bar {
     pub lat_max_us: f64,
     /// The headline figure of each repeat, in order.
     pub per_repeat: Vec<f64>,
-    /// Latency at each of [`CDF_PERCENTILES`], µs: the mean over repeats of each percentile.
+    /// Latency at each of [`CDF_PERCENTILES`], µs: see [`cdf_over_repeats`].
     pub cdf: Vec<f64>,
     /// Each repeat's run over time, in order.
     #[serde(skip)]
@@ -637,9 +637,9 @@ fn grouped(
                         lat_p999_us: mean(&|s| s.lat_p999_us),
                         lat_max_us: runs.iter().map(|s| s.lat_max_us).fold(0.0, f64::max),
                         per_repeat: runs.iter().map(|s| s.figure(&f.metric)).collect(),
-                        cdf: (0..CDF_PERCENTILES.len())
-                            .map(|k| mean(&|s| s.cdf.get(k).copied().unwrap_or(f64::NAN)))
-                            .collect(),
+                        cdf: cdf_over_repeats(
+                            &runs.iter().map(|s| s.cdf.as_slice()).collect::<Vec<_>>(),
+                        ),
                         runs: runs
                             .iter()
                             .map(|s| RunTrace {
@@ -682,9 +682,57 @@ fn grouped(
     out
 }
 
+/// The latency distribution of several repeats from each one's latency at every
+/// [`CDF_PERCENTILES`]: the mean over repeats of each percentile, but for the minimum and
+/// the maximum, which are those of all the repeats (as [`Bar::lat_max_us`] is), so a
+/// chart's figures and its distribution give one longest wait.
+pub fn cdf_over_repeats(cdfs: &[&[f64]]) -> Vec<f64> {
+    let at = |k: usize| {
+        cdfs.iter()
+            .map(move |c| c.get(k).copied().unwrap_or(f64::NAN))
+    };
+    CDF_PERCENTILES
+        .iter()
+        .enumerate()
+        .map(|(k, &p)| {
+            if p == 0.0 {
+                at(k).fold(f64::INFINITY, f64::min)
+            } else if p == 100.0 {
+                at(k).fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                at(k).sum::<f64>() / cdfs.len() as f64
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_distribution_over_repeats_keeps_the_longest_wait_of_all() {
+        // Three repeats whose longest waits were 66, 106 and 81 ms.
+        let repeat = |low: f64, mid: f64, max: f64| {
+            CDF_PERCENTILES
+                .iter()
+                .map(|&p| match p {
+                    0.0 => low,
+                    100.0 => max,
+                    _ => mid,
+                })
+                .collect::<Vec<f64>>()
+        };
+        let runs = [
+            repeat(400.0, 430.0, 66_000.0),
+            repeat(390.0, 440.0, 106_000.0),
+            repeat(410.0, 450.0, 81_000.0),
+        ];
+        let cdf = cdf_over_repeats(&runs.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        assert_eq!(cdf.first(), Some(&390.0));
+        assert_eq!(cdf.last(), Some(&106_000.0));
+        assert_eq!(cdf[CDF_PERCENTILES.len() / 2], 440.0);
+    }
 
     #[test]
     fn quantiles_interpolate_between_neighbours() {
