@@ -358,22 +358,27 @@ fn dispatch(cli: &Cli) -> Result<()> {
 }
 
 fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) {
-    let mut wall = 0.0;
-    let mut virt = 0.0;
-    let mut unknown = 0;
+    // Jobs with a wall-clock estimate, jobs on a drive model (its simulated time is known,
+    // not how long the model takes), and jobs that run to an I/O count or a trace's end.
+    let (mut timed, mut wall, mut modelled, mut virt, mut open) = (0, 0.0, 0, 0.0, 0);
     for job in &plan.jobs {
         let est = Plan::estimate(lab, job);
-        match est.wall_s {
-            Some(s) => wall += s,
-            None => unknown += 1,
-        }
         virt += est.virtual_s.unwrap_or(0.0);
+        match (est.wall_s, est.virtual_s) {
+            (Some(w), _) => {
+                timed += 1;
+                wall += w;
+            }
+            (None, Some(_)) => modelled += 1,
+            (None, None) => open += 1,
+        }
         if detailed {
             let when = match (est.virtual_s, est.wall_s) {
                 (Some(v), Some(w)) => {
                     format!("{} simulated, ~{:.1} s", DurationLabel((v * 1e9) as u64), w)
                 }
                 (None, Some(w)) => format!("~{}", DurationLabel((w * 1e9) as u64)),
+                (Some(v), None) => format!("{} simulated", DurationLabel((v * 1e9) as u64)),
                 _ if job.workload.replay.is_some() => "as long as its trace".into(),
                 _ => "until its I/O count".into(),
             };
@@ -382,22 +387,31 @@ fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) {
     }
     let drives: std::collections::BTreeSet<&str> =
         plan.jobs.iter().map(|j| j.drive.as_str()).collect();
-    let mut line = format!(
-        "plan: {} jobs on {} drives, estimated {}",
-        plan.jobs.len(),
-        drives.len(),
-        DurationLabel((wall.max(0.0) * 1e9) as u64)
-    );
+    let mut line = format!("plan: {} jobs on {} drives", plan.jobs.len(), drives.len());
     if virt > 0.0 {
         line.push_str(&format!(
-            " ({} of simulated drive time)",
+            ", {} of simulated drive time",
             DurationLabel((virt * 1e9) as u64)
         ));
     }
-    if unknown > 0 {
-        line.push_str(&format!(
-            ", plus {unknown} jobs that run to an I/O count or play a trace"
+    let mut parts = Vec::new();
+    if timed > 0 {
+        parts.push(format!(
+            "{timed} estimated at {}",
+            DurationLabel((wall.max(0.0) * 1e9) as u64)
         ));
+    }
+    if modelled > 0 {
+        parts.push(format!(
+            "{modelled} on drive models (no estimate: their speed depends on the drive's state)"
+        ));
+    }
+    if open > 0 {
+        parts.push(format!("{open} until an I/O count or a trace's end"));
+    }
+    if !parts.is_empty() {
+        line.push_str(": ");
+        line.push_str(&parts.join(", "));
     }
     println!("{line}");
 }

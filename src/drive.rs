@@ -446,7 +446,7 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
     let units = s.channels as u64 * s.dies_per_channel as u64;
     if s.channels == 0 || s.dies_per_channel == 0 || units > 4096 {
         return Err(format!(
-            "ssd.channels × ssd.dies_per_channel: expected 1 to 4096 dies, found {units}"
+            "ssd.dies_per_channel: expected 1 to 4096 dies in all (channels × dies_per_channel), found {units}"
         ));
     }
     if !s.page.0.is_power_of_two() || !(512..=65536).contains(&s.page.0) {

@@ -26,6 +26,24 @@ fn malformed_suite_names_file_line_column_field() {
         err.contains("suites/tiny.yaml:11:18: tests[0].queue_depth: expected a whole number from 1 to 65535, found 0"),
         "{err}"
     );
+    // A check made once a test is read points at the key it names, in the test it is in.
+    for (from, to, wanted) in [
+        (
+            "count: 200\n",
+            "count: 200\n    duration: 1s\n",
+            "suites/tiny.yaml:23:5: tests[1].count: expected either `duration` or `count`, found both",
+        ),
+        (
+            "block_size: 128KiB",
+            "block_size: 1000B",
+            "suites/tiny.yaml:20:5: tests[1].block_size: expected a multiple of 512 bytes",
+        ),
+    ] {
+        assert!(TINY_SUITE.contains(from));
+        lab.write("suites/tiny.yaml", &TINY_SUITE.replace(from, to));
+        let err = stderr(&lab.roundup(&["check"]));
+        assert!(err.contains(wanted), "expected {wanted:?} in: {err}");
+    }
     // Nothing runs until the lab checks clean.
     let out = lab.roundup(&["run"]);
     assert_eq!(out.status.code(), Some(1));
@@ -71,6 +89,16 @@ fn simulated_drive_parameters_are_checked() {
             "  ftl: block\n  log_blocks: 4\n  gc: foreground\n",
         ),
         &["ssd.gc: garbage collection is a page-mapped FTL's"],
+    );
+    // Checks of the parameters against each other point at the key they name, or at
+    // `ssd:` for a key left out.
+    refused(
+        &fixed.replace("pages_per_block: 128", "pages_per_block: 4"),
+        &["drives/s.yaml:13:3: ssd.pages_per_block: expected 8 to 4096, found 4"],
+    );
+    refused(
+        &fixed.replace("  ftl: page\n", "  ftl: block\n"),
+        &["drives/s.yaml:6:1: ssd.log_blocks: expected at least 1 for a block-mapped FTL"],
     );
     refused(
         &fixed.replace("ssd:\n", "ssd:\n  planes: 3\n"),

@@ -361,7 +361,7 @@ fn suites_replay_generated_traces() {
     let plan = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         plan.contains("[as long as its trace]")
-            && plan.contains("plus 1 jobs that run to an I/O count or play a trace"),
+            && plan.contains("1 until an I/O count or a trace's end"),
         "{plan}"
     );
     let out = lab.roundup(&["run"]);

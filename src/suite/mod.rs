@@ -6,11 +6,11 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::config::{
-    describe, scalar, scalar_or_map, Count, Duration, Fraction, Node, QueueDepth, Scalar, Size,
+    checked_map, describe, scalar, scalar_or_map, Count, Duration, Fraction, Node, QueueDepth,
+    Scalar, Size,
 };
 use crate::target::EngineChoice;
 use crate::units::{size_token, SizeLabel};
@@ -346,27 +346,34 @@ pub struct SteadyState {
     pub track: Metric,
 }
 
+/// A `steady_state:` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSteadyState {
+    max_rounds: Count,
+    #[serde(default)]
+    window: Option<Count>,
+}
+
 impl<'de> Deserialize<'de> for SteadyState {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Raw {
-            max_rounds: Count,
-            #[serde(default)]
-            window: Option<Count>,
-        }
-        let r = Raw::deserialize(d)?;
+        checked_map(d, "max_rounds and window", SteadyState::from_raw)
+    }
+}
+
+impl SteadyState {
+    fn from_raw(r: RawSteadyState) -> Result<SteadyState, String> {
         let window = r.window.map(|w| w.0).unwrap_or(5);
         if !(2..=100).contains(&window) {
-            return Err(D::Error::custom(format!(
+            return Err(format!(
                 "window: expected a whole number from 2 to 100, found {window}"
-            )));
+            ));
         }
         if r.max_rounds.0 < window || r.max_rounds.0 > 10_000 {
-            return Err(D::Error::custom(format!(
+            return Err(format!(
                 "max_rounds: expected a whole number from the window ({window}) to 10000, found {}",
                 r.max_rounds.0
-            )));
+            ));
         }
         // The tracked figure is set from the test's metric once the test is read.
         Ok(SteadyState {
@@ -932,7 +939,13 @@ struct RawTest {
 
 impl<'de> Deserialize<'de> for TestSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = RawTest::deserialize(d)?;
+        checked_map(d, "a test (a mapping of its keys)", TestSpec::from_raw)
+    }
+}
+
+impl TestSpec {
+    /// Checks a test's keys against each other; an error names the key at its head.
+    fn from_raw(raw: RawTest) -> Result<TestSpec, String> {
         let replay = match raw.kind {
             TestKind::Synthetic => {
                 for (name, given) in [
@@ -942,9 +955,7 @@ impl<'de> Deserialize<'de> for TestSpec {
                     ("remap", raw.remap.is_some()),
                 ] {
                     if given {
-                        return Err(D::Error::custom(format!(
-                            "{name}: applies to `kind: replay` tests"
-                        )));
+                        return Err(format!("{name}: applies to `kind: replay` tests"));
                     }
                 }
                 for (name, missing) in [
@@ -953,7 +964,7 @@ impl<'de> Deserialize<'de> for TestSpec {
                     ("block_size", raw.block_size.is_none()),
                 ] {
                     if missing {
-                        return Err(D::Error::custom(format!("missing field `{name}` (a synthetic test needs operation, pattern and block_size)")));
+                        return Err(format!("missing field `{name}` (a synthetic test needs operation, pattern and block_size)"));
                     }
                 }
                 None
@@ -968,21 +979,19 @@ impl<'de> Deserialize<'de> for TestSpec {
                     ("steady_state", raw.steady_state.is_some()),
                 ] {
                     if given {
-                        return Err(D::Error::custom(format!(
+                        return Err(format!(
                             "{name}: a replay test plays its trace, whole; leave `{name}` out"
-                        )));
+                        ));
                     }
                 }
                 let Some(t) = raw.trace.clone() else {
-                    return Err(D::Error::custom(
-                        "missing field `trace` (a replay test needs the trace file)",
-                    ));
+                    return Err("missing field `trace` (a replay test needs the trace file)".into());
                 };
                 let scale = raw.time_scale.unwrap_or(1.0);
                 if !(scale > 0.0 && scale.is_finite()) {
-                    return Err(D::Error::custom(format!(
+                    return Err(format!(
                         "time_scale: expected a number above zero, found {scale}"
-                    )));
+                    ));
                 }
                 Some(ReplaySpec {
                     trace: t.0,
@@ -997,40 +1006,43 @@ impl<'de> Deserialize<'de> for TestSpec {
             _ if replay.is_some() => Length::Count(u64::MAX),
 
             (Some(dur), None) if dur.0 > 0 => Length::Duration(dur.0),
-            (Some(_), None) => {
-                return Err(D::Error::custom("duration: expected a duration above zero"))
-            }
+            (Some(_), None) => return Err("duration: expected a duration above zero".into()),
             (None, Some(c)) => Length::Count(c.0),
             (Some(_), Some(_)) => {
-                return Err(D::Error::custom(
-                    "expected either `duration` or `count`, found both",
-                ))
+                return Err("count: expected either `duration` or `count`, found both".into())
             }
             (None, None) => {
-                return Err(D::Error::custom(
-                    "expected a length: `duration` (e.g. 3m) or `count` (a number of I/Os)",
-                ))
+                return Err(
+                    "expected a length: `duration` (e.g. 3m) or `count` (a number of I/Os)".into(),
+                )
             }
         };
         if raw.steady_state.is_some() && !matches!(length, Length::Duration(_)) {
-            return Err(D::Error::custom(
-                "steady_state: rounds are `duration` long; give a duration, not a count",
-            ));
+            return Err(
+                "steady_state: rounds are `duration` long; give a duration, not a count".into(),
+            );
         }
         if raw.repeats.is_some_and(|r| r.0 > 10_000) {
-            return Err(D::Error::custom(
-                "repeats: expected a whole number from 1 to 10000",
-            ));
+            return Err("repeats: expected a whole number from 1 to 10000".into());
         }
         let align = raw
             .align
             .map(|a| a.0)
             .unwrap_or_else(|| raw.block_size.as_ref().map(|b| b.min()).unwrap_or(512));
-        for a in std::iter::once(align).chain(raw.variants.align.iter().map(|a| a.0)) {
+        // Without `align`, a test aligns its offsets to its smallest block.
+        let key = if raw.align.is_some() {
+            "align"
+        } else {
+            "block_size"
+        };
+        for (key, a) in std::iter::once((key, align))
+            .chain(raw.variants.align.iter().map(|a| ("variants.align", a.0)))
+        {
             if a % 512 != 0 {
-                return Err(D::Error::custom(format!(
-                    "align: expected a multiple of 512 bytes (O_DIRECT needs sector alignment), found {a}"
-                )));
+                return Err(format!(
+                    "{key}: expected a multiple of 512 bytes (O_DIRECT needs sector alignment; \
+                     offsets are aligned to `align`, else to the smallest block), found {a} B"
+                ));
             }
         }
         let dims = [
@@ -1064,9 +1076,7 @@ impl<'de> Deserialize<'de> for TestSpec {
                     .len(),
             };
             if unique != n {
-                return Err(D::Error::custom(format!(
-                    "variants.{name}: expected each value once"
-                )));
+                return Err(format!("variants.{name}: expected each value once"));
             }
         }
         Ok(TestSpec {
