@@ -67,13 +67,14 @@ pub enum Error {
     /// One or more problems in the lab's input files.
     #[error("{}", list(.0))]
     Input(Vec<InputError>),
-    /// An operating-system error on a named path.
-    #[error("{}: {source}", path.display())]
+    /// An operating-system error on a named path. Its message includes the OS error's, so
+    /// the OS error is not also given as its source (a chain would print it twice).
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file or device.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A target (file, block device or simulated drive) refused or failed a job.
     #[error("{0}")]
@@ -113,7 +114,7 @@ impl Error {
     pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.as_ref().to_path_buf(),
-            source,
+            error: source,
         }
     }
 }

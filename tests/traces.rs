@@ -138,6 +138,17 @@ fn trace_commands_and_their_errors() {
         "{}",
         stderr(&out)
     );
+    // A file that is not there: its path and the system's reason, once.
+    let missing = lab.path().join("nothing.trace");
+    let out = lab.roundup(&["trace", "stats", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out).trim_end(),
+        format!(
+            "error: {}: No such file or directory (os error 2)",
+            missing.display()
+        )
+    );
     let out = lab.roundup(&["trace", "stats", p, "--skip-bad", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("1 malformed lines skipped"));
