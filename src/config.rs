@@ -188,12 +188,13 @@ fn locate(lines: &[YamlLine<'_>], at: (usize, usize), path: &str) -> Option<(usi
     let mut found = None;
     // The text after a key whose value is written on its line, and that text's column.
     let mut inline: Option<(usize, usize, &str)> = None;
-    if let [first, ..] = body[..] {
-        if first.text.starts_with('{') {
-            inline = Some((first.no, first.indent, first.text));
-        }
-    }
     for step in segments(path)? {
+        // A node written as a `{flow: mapping}` (a list item, a key's value).
+        if let (None, [first, ..]) = (inline, &body[..]) {
+            if first.text.starts_with('{') {
+                inline = Some((first.no, first.indent, first.text));
+            }
+        }
         if let Some((no, col, text)) = inline {
             let Step::Key(k) = step else {
                 return found;
@@ -675,6 +676,11 @@ mod tests {
         assert_eq!(locate(&lines, top, "nothing"), None);
         // From a mapping's first key, as serde reports a check of a mapping value.
         assert_eq!(locate(&lines, (4, 3), "firmwares.two"), Some((7, 5)));
+        let flow = "tests:\n  - {id: a, trace: {generate: {profile: x}}}\n";
+        assert_eq!(
+            locate(&yaml_lines(flow), top, "tests[0].trace.generate.profile"),
+            Some((2, 32))
+        );
         // Within a flow mapping that starts the node.
         assert_eq!(locate(&lines, (15, 13), "align"), Some((15, 14)));
         // From a list item, as serde reports a check of the item.

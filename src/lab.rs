@@ -11,7 +11,7 @@ use crate::commentary::Commentary;
 use crate::config::from_yaml;
 use crate::drive::DriveSpec;
 use crate::error::{Error, InputError, Result};
-use crate::suite::Suite;
+use crate::suite::{Suite, TraceInput};
 
 /// A parsed input file with the provenance the manifest records.
 #[derive(Debug, Clone)]
@@ -110,6 +110,14 @@ fn load_review(
     })
 }
 
+/// Whether a trace profile named in a suite is there, by name or by path.
+fn profile_found(root: &Path, profile: &str) -> bool {
+    root.join("suites/profiles")
+        .join(format!("{profile}.yaml"))
+        .is_file()
+        || root.join(profile).is_file()
+}
+
 /// Hex SHA-256 of a file's content, read in pieces (samples files can be large).
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
@@ -142,14 +150,53 @@ impl Lab {
         let suites = load_dir::<Suite>(root, "suites", &mut errors, |s| s.name.0.clone());
         let drives = load_dir::<DriveSpec>(root, "drives", &mut errors, |d| d.id.0.clone());
         for s in suites.values() {
+            // A problem with a key found once the suite is read, at that key's line.
+            let at_key = |field: String, message: String| {
+                let e = InputError::new(&s.file, field, message).at(1, 1);
+                match fs::read_to_string(root.join(&s.file)) {
+                    Ok(text) => crate::config::at_key(e, &text),
+                    Err(_) => e,
+                }
+            };
             let mut seen = std::collections::BTreeSet::new();
             for (i, t) in s.spec.tests.iter().enumerate() {
                 if !seen.insert(t.id.0.clone()) {
-                    errors.push(InputError::new(
-                        &s.file,
+                    errors.push(at_key(
                         format!("tests[{i}].id"),
                         format!("expected a unique test id, found {:?} twice", t.id.0),
                     ));
+                }
+                // The trace a replay test plays must be there before anything runs.
+                let Some(replay) = &t.workload.replay else {
+                    continue;
+                };
+                match &replay.trace {
+                    TraceInput::File { path, .. } if !root.join(path).is_file() => {
+                        errors.push(at_key(
+                            format!("tests[{i}].trace"),
+                            format!(
+                                "expected a trace file (a path in the lab), found none at {}",
+                                path.display()
+                            ),
+                        ));
+                    }
+                    TraceInput::File { .. } => {}
+                    TraceInput::Generate { profile, .. } => {
+                        match crate::trace::load_profile(root, profile) {
+                            Ok(_) => {}
+                            // The profile's own problems are in its file.
+                            Err(Error::Input(list)) if profile_found(root, profile) => {
+                                errors.extend(list)
+                            }
+                            Err(_) => errors.push(at_key(
+                                format!("tests[{i}].trace.generate.profile"),
+                                format!(
+                                    "expected a profile in suites/profiles/{profile}.yaml (or a \
+                                     path in the lab), found none"
+                                ),
+                            )),
+                        }
+                    }
                 }
             }
             if s.spec.tests.is_empty() {

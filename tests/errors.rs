@@ -44,6 +44,15 @@ fn malformed_suite_names_file_line_column_field() {
         let err = stderr(&lab.roundup(&["check"]));
         assert!(err.contains(wanted), "expected {wanted:?} in: {err}");
     }
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE.replace("id: sequential-read-128k", "id: random-write-4k"),
+    );
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("suites/tiny.yaml:16:5: tests[1].id: expected a unique test id, found \"random-write-4k\" twice"),
+        "{err}"
+    );
     // Nothing runs until the lab checks clean.
     let out = lab.roundup(&["run"]);
     assert_eq!(out.status.code(), Some(1));

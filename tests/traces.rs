@@ -277,14 +277,35 @@ fn replay_tests_check_their_inputs() {
         "suites/r.yaml",
         &replay_suite(Path::new("traces/missing.trace"), ""),
     );
-    let out = lab.roundup(&["run"]);
-    assert_eq!(out.status.code(), Some(1));
+    // `check` finds it, at its key, and nothing runs.
+    for cmd in ["check", "run"] {
+        let out = lab.roundup(&[cmd]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            stderr(&out).contains("suites/r.yaml:4:47: tests[0].trace: expected a trace file (a path in the lab), found none at traces/missing.trace"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(!lab.path().join("results").exists(), "nothing ran");
+    lab.write(
+        "suites/r.yaml",
+        "name: r\ntitle: R\ntests:\n  - id: play\n    title: P\n    kind: replay\n    trace: {generate: {profile: nowhere, seed: 1}}\n    queue_depth: 4\n    span: full\n    metric: iops\n",
+    );
+    let out = lab.roundup(&["check"]);
     assert!(
-        stderr(&out).contains("trace:") && stderr(&out).contains("missing.trace"),
+        stderr(&out).contains("suites/r.yaml:7:24: tests[0].trace.generate.profile: expected a profile in suites/profiles/nowhere.yaml"),
         "{}",
         stderr(&out)
     );
-    assert!(!lab.path().join("results").exists(), "nothing ran");
+    // A profile that is there is checked too, in its own file.
+    lab.write("suites/profiles/nowhere.yaml", "reads: 10\n");
+    let out = lab.roundup(&["check"]);
+    assert!(
+        stderr(&out).contains("suites/profiles/nowhere.yaml:"),
+        "{}",
+        stderr(&out)
+    );
     lab.write(
         "suites/r.yaml",
         &replay_suite(Path::new("x.trace"), ", operation: read"),
