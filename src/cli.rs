@@ -530,10 +530,14 @@ fn do_render(lab: &Lab, opts: &render::Options) -> Result<()> {
     for w in &report.written {
         println!("wrote site/{}", w.display());
     }
+    for r in &report.removed {
+        println!("removed site/{} (no longer rendered)", r.display());
+    }
     println!(
-        "render: {} files written, {} unchanged, in {}",
+        "render: {} files written, {} unchanged, {} removed, in {}",
         report.written.len(),
         report.unchanged,
+        report.removed.len(),
         lab.site_dir().display()
     );
     Ok(())

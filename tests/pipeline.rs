@@ -316,6 +316,33 @@ fn simulated_results_and_site_are_byte_identical() {
     );
     let page = fs::read_to_string(a.path().join("site/suites/tiny.html")).unwrap();
     assert!(page.contains("<p>Alpha leads.</p>"));
+    // The site is what the results give, not what was rendered before: with one drive's
+    // results gone, a render over the old site equals one into an empty folder.
+    for lab in [&a, &b] {
+        fs::remove_dir_all(lab.path().join("results/drive=sim-b")).unwrap();
+    }
+    fs::remove_dir_all(b.path().join("site")).unwrap();
+    let out = a.roundup(&["render"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("removed site/drives/sim-b.html (no longer rendered)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = b.roundup(&["render"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sa = files(&a.path().join("site"));
+    assert_eq!(sa, files(&b.path().join("site")));
+    assert!(!sa.iter().any(|f| f.to_string_lossy().contains("sim-b")));
+    for f in &sa {
+        assert_eq!(
+            undated(fs::read(a.path().join("site").join(f)).unwrap()),
+            undated(fs::read(b.path().join("site").join(f)).unwrap()),
+            "{f:?} differs"
+        );
+    }
+    // Nor the folder of its charts.
+    assert!(!a.path().join("site/charts/drives/sim-b").exists());
 }
 
 #[test]

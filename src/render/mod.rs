@@ -65,6 +65,12 @@ pub struct Report {
     pub written: Vec<PathBuf>,
     /// Files already up to date.
     pub unchanged: usize,
+    /// Files a render before this one wrote that this one did not (a drive, test or
+    /// comparison no longer in the results or the options): removed, so that the site is
+    /// what the results and commentary give, whatever was rendered before.
+    pub removed: Vec<PathBuf>,
+    /// Every file of this render (relative to site/).
+    produced: std::collections::BTreeSet<PathBuf>,
     /// Results that could not be read (named and skipped).
     pub problems: Vec<String>,
     /// Commentary slots whose chart no longer exists (kept in their files, reported here).
@@ -776,6 +782,7 @@ fn write_page(
 
 /// Writes `bytes` to `site/rel` unless it already holds exactly them.
 fn put(site: &Path, rel: &str, bytes: &[u8], report: &mut Report) -> Result<()> {
+    report.produced.insert(PathBuf::from(rel));
     let path = site.join(rel);
     if fs::read(&path).is_ok_and(|old| old == bytes) {
         report.unchanged += 1;
@@ -1359,6 +1366,7 @@ pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
             }
             if same && site.join(&png_rel).is_file() {
                 report.unchanged += 1;
+                report.produced.insert(PathBuf::from(&png_rel));
             } else {
                 rasterize.push((png_rel, c.svg.as_str()));
             }
@@ -1383,7 +1391,50 @@ pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
         put(&site, &format!("static/{rel}"), &data, &mut report)?;
     }
     report.written.sort();
+    report.removed = remove_stale(&site, &report.produced)?;
     Ok(report)
+}
+
+/// Removes the files under `site` that are not in `produced` (relative paths), then the
+/// folders left empty; returns the files removed, sorted.
+fn remove_stale(
+    site: &Path,
+    produced: &std::collections::BTreeSet<PathBuf>,
+) -> Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) -> Result<()> {
+        let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+        for entry in entries {
+            let path = entry.map_err(|e| Error::io(dir, e))?.path();
+            if path.is_dir() {
+                walk(&path, files, dirs)?;
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+        Ok(())
+    }
+    let (mut files, mut dirs) = (Vec::new(), Vec::new());
+    if site.is_dir() {
+        walk(site, &mut files, &mut dirs)?;
+    }
+    files.sort();
+    let mut removed = Vec::new();
+    for path in files {
+        let rel = path.strip_prefix(site).unwrap_or(&path).to_path_buf();
+        if !produced.contains(&rel) {
+            fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            removed.push(rel);
+        }
+    }
+    // Deepest first, so that a folder whose sub-folders were emptied goes too.
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for d in dirs {
+        if fs::read_dir(&d).is_ok_and(|mut e| e.next().is_none()) {
+            fs::remove_dir(&d).map_err(|e| Error::io(&d, e))?;
+        }
+    }
+    Ok(removed)
 }
 
 #[cfg(test)]
