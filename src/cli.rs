@@ -550,10 +550,17 @@ fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
             && (select.drives.is_empty() || select.drives.contains(&m.drive))
             && (select.tests.is_empty() || select.tests.contains(&m.test))
     };
+    let stored = jobs.len();
     let jobs: Vec<_> = jobs.into_iter().filter(|j| keep(&j.manifest)).collect();
     let (rows, more) = analysis::summarize(&jobs);
     for p in problems.iter().chain(&more) {
         eprintln!("warning: {p}");
+    }
+    if jobs.is_empty() && stored > 0 {
+        bail!(
+            "none of the {stored} stored jobs matches the selection (--suite, --drive, --test); \
+             `roundup summary` lists them all"
+        );
     }
     if json {
         let list: Vec<_> = rows.iter().map(|(_, s)| s).collect();

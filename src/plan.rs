@@ -94,6 +94,8 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
         .values()
         .filter(|s| sel.suites.is_empty() || sel.suites.contains(&s.spec.name.0))
         .flat_map(|s| s.spec.tests.iter().map(|t| &t.id.0))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .collect();
     check("test", &sel.tests, all_tests, &mut errors);
     if !errors.is_empty() {

@@ -173,6 +173,14 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
     }
     let out = lab.roundup(&["summary"]);
     assert!(stdout(&out).contains("p99.9"), "{}", stdout(&out));
+    // A selection that matches nothing says so, rather than that there are no results.
+    let out = lab.roundup(&["summary", "--drive", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("none of the 6 stored jobs matches the selection"),
+        "{}",
+        stderr(&out)
+    );
 
     // The site: a page per suite, a bar per drive in each chart.
     let out = lab.roundup(&["render"]);
