@@ -2,6 +2,7 @@
 //! progress, and turns errors into messages and exit codes.
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -20,6 +21,15 @@ use roundup::store::JobManifest;
 use roundup::target::{device, EngineChoice};
 use roundup::units::{figure, DurationLabel};
 use roundup::{analysis, render, store, Error};
+
+/// `println!` that returns an error when standard output cannot be written (a full disk)
+/// instead of panicking; a closed pipe ends the process quietly (see `main`).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout(), $($arg)*)
+            .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))?
+    };
+}
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -278,7 +288,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
     match &cli.command {
         Command::Check => {
             let lab = load(&cli.lab)?;
-            println!(
+            outln!(
                 "lab {} is valid: {} suites, {} drives, {} commentary files",
                 cli.lab.display(),
                 lab.suites.len(),
@@ -297,8 +307,10 @@ fn dispatch(cli: &Cli) -> Result<()> {
                 );
             }
             roundup::serve::serve(&site, *port, |url| {
-                println!("serving {} at {url} (Ctrl-C to stop)", site.display());
-                use std::io::Write;
+                say(format_args!(
+                    "serving {} at {url} (Ctrl-C to stop)",
+                    site.display()
+                ));
                 let _ = std::io::stdout().flush();
             })?;
             Ok(())
@@ -317,7 +329,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
         } => {
             let lab = load(&cli.lab)?;
             let plan = plan::expand(&lab, &select.selection())?;
-            print_plan(&lab, &plan, *dry_run);
+            print_plan(&lab, &plan, *dry_run)?;
             if *dry_run {
                 return Ok(());
             }
@@ -342,12 +354,12 @@ fn dispatch(cli: &Cli) -> Result<()> {
             };
             let plan =
                 plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
-            print_plan(&lab, &plan, false);
+            print_plan(&lab, &plan, false)?;
             run_plan(&lab, &plan, &RunOptions::default())?;
             do_render(&lab, &render::Options::default())?;
             let index = lab.site_dir().join("index.html");
             let index = std::fs::canonicalize(&index).unwrap_or(index);
-            println!(
+            outln!(
                 "demo finished in {:.1} s; open file://{}",
                 started.elapsed().as_secs_f64(),
                 index.display()
@@ -357,7 +369,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
     }
 }
 
-fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) {
+fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
     // Jobs with a wall-clock estimate, jobs on a drive model (its simulated time is known,
     // not how long the model takes), and jobs that run to an I/O count or a trace's end.
     let (mut timed, mut wall, mut modelled, mut virt, mut open) = (0, 0.0, 0, 0.0, 0);
@@ -382,7 +394,7 @@ fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) {
                 _ if job.workload.replay.is_some() => "as long as its trace".into(),
                 _ => "until its I/O count".into(),
             };
-            println!("{:<64} {}  [{}]", job.id, job.workload.describe(), when);
+            outln!("{:<64} {}  [{}]", job.id, job.workload.describe(), when);
         }
     }
     let drives: std::collections::BTreeSet<&str> =
@@ -413,7 +425,8 @@ fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) {
         line.push_str(": ");
         line.push_str(&parts.join(", "));
     }
-    println!("{line}");
+    outln!("{line}");
+    Ok(())
 }
 
 struct Bars {
@@ -472,24 +485,32 @@ impl Observer for Bars {
             _ => String::new(),
         };
         self.multi.suspend(|| {
-            println!(
+            say(format_args!(
                 "done {:<60} {:>10} IOPS {:>9} MB/s{lag}",
                 job.id,
                 figure(iops),
                 figure(mbs)
-            )
+            ))
         });
     }
     fn job_skipped(&self, job: &Job) {
         self.multi
-            .suspend(|| println!("kept {} (complete)", job.id));
+            .suspend(|| say(format_args!("kept {} (complete)", job.id)));
     }
     fn job_failed(&self, job: &Job, e: &Error) {
         if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
             bar.finish_and_clear();
         }
-        self.multi.suspend(|| eprintln!("FAILED {}: {e}", job.id));
+        self.multi.suspend(|| {
+            let _ = writeln!(std::io::stderr(), "FAILED {}: {e}", job.id);
+        });
     }
+}
+
+/// Prints a line of progress. Progress is best-effort: output that cannot be written
+/// (stdout on a full disk) must not stop the work, whose results are the point.
+fn say(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stdout(), "{line}");
 }
 
 fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
@@ -499,7 +520,7 @@ fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
     };
     let started = Instant::now();
     let summary = run::run(lab, plan, opts, &bars, &STOP)?;
-    println!(
+    outln!(
         "run: {} jobs completed, {} kept from earlier runs, {} failed, in {:.1} s; results in {}",
         summary.completed,
         summary.skipped,
@@ -528,12 +549,12 @@ fn do_render(lab: &Lab, opts: &render::Options) -> Result<()> {
         eprintln!("stale: {s}");
     }
     for w in &report.written {
-        println!("wrote site/{}", w.display());
+        outln!("wrote site/{}", w.display());
     }
     for r in &report.removed {
-        println!("removed site/{} (no longer rendered)", r.display());
+        outln!("removed site/{} (no longer rendered)", r.display());
     }
-    println!(
+    outln!(
         "render: {} files written, {} unchanged, {} removed, in {}",
         report.written.len(),
         report.unchanged,
@@ -564,11 +585,11 @@ fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
     }
     if json {
         let list: Vec<_> = rows.iter().map(|(_, s)| s).collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        outln!("{}", serde_json::to_string_pretty(&list)?);
         return Ok(());
     }
     if rows.is_empty() {
-        println!("no results in {}", lab_dir.join("results").display());
+        outln!("no results in {}", lab_dir.join("results").display());
         return Ok(());
     }
     let header = [
@@ -632,16 +653,16 @@ fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    println!("{}", line(header.to_vec()));
+    outln!("{}", line(header.to_vec()));
     for r in &table {
-        println!("{}", line(r.iter().map(|s| s.as_str()).collect()));
+        outln!("{}", line(r.iter().map(|s| s.as_str()).collect()));
     }
     Ok(())
 }
 
 fn drives(lab_dir: &Path) -> Result<()> {
     let lab = load(lab_dir)?;
-    println!("drives in the lab:");
+    outln!("drives in the lab:");
     for (id, d) in &lab.drives {
         let s = &d.spec;
         let target = match &s.target {
@@ -650,16 +671,16 @@ fn drives(lab_dir: &Path) -> Result<()> {
             TargetSpec::Hdd(_) => "simulated hard disk".to_string(),
             TargetSpec::Path(p) => p.path.display().to_string(),
         };
-        println!(
+        outln!(
             "  {id:<28} {:<36} firmware {:<10} {target}",
             s.display_name(),
             s.firmware.as_deref().unwrap_or("(from device)")
         );
     }
     let found = device::inventory();
-    println!("block devices:");
+    outln!("block devices:");
     if found.is_empty() {
-        println!("  none reported by the kernel");
+        outln!("  none reported by the kernel");
     }
     for d in &found {
         let get = |k: &str| d.get(k).map(String::as_str).unwrap_or("-");
@@ -669,7 +690,7 @@ fn drives(lab_dir: &Path) -> Result<()> {
         } else {
             "solid-state"
         };
-        println!(
+        outln!(
             "  {:<14} {:>9.1} GB  {:<28} serial {:<22} firmware {:<10} {kind}, {}/{} B blocks, scheduler {}{}",
             get("path"),
             bytes / 1e9,
@@ -687,15 +708,19 @@ fn drives(lab_dir: &Path) -> Result<()> {
 
 fn print_stats(name: &str, s: &roundup::trace::TraceStats, json: bool) -> Result<()> {
     if json {
-        println!("{}", serde_json::to_string_pretty(s)?);
+        outln!("{}", serde_json::to_string_pretty(s)?);
         return Ok(());
     }
-    println!("{name} ({} format)", s.format);
-    println!(
+    outln!("{name} ({} format)", s.format);
+    outln!(
         "  requests     {} ({} reads, {} writes, {} trims, {} flushes)",
-        s.requests, s.reads, s.writes, s.trims, s.flushes
+        s.requests,
+        s.reads,
+        s.writes,
+        s.trims,
+        s.flushes
     );
-    println!(
+    outln!(
         "  data         {} MB read, {} MB written",
         figure(s.read_bytes as f64 / 1e6),
         figure(s.write_bytes as f64 / 1e6)
@@ -706,25 +731,25 @@ fn print_stats(name: &str, s: &roundup::trace::TraceStats, json: bool) -> Result
         .take(8)
         .map(|z| format!("{} {}%", z.label, figure(z.percent)))
         .collect();
-    println!(
+    outln!(
         "  sizes        {}{}",
         sizes.join(", "),
         if s.sizes.len() > 8 { ", ..." } else { "" }
     );
-    println!(
+    outln!(
         "  sequential   {}% of data requests",
         figure(s.sequential_percent)
     );
     match s.average_qd {
-        Some(q) => println!("  average QD   {} (from {})", figure(q), s.qd_source),
-        None => println!("  average QD   {}", s.qd_source),
+        Some(q) => outln!("  average QD   {} (from {})", figure(q), s.qd_source),
+        None => outln!("  average QD   {}", s.qd_source),
     }
-    println!(
+    outln!(
         "  footprint    {} MB touched, up to offset {} MB",
         figure(s.footprint_bytes as f64 / 1e6),
         figure(s.max_offset as f64 / 1e6)
     );
-    println!("  duration     {} s", figure(s.duration_s));
+    outln!("  duration     {} s", figure(s.duration_s));
     Ok(())
 }
 
@@ -810,11 +835,11 @@ fn commentary_init(lab_dir: &Path, only: Option<&str>, opts: &render::Options) -
         let existing = lab.commentary.get(page).map(|c| &c.spec);
         let (new_text, added) = roundup::commentary::merge(existing, &text, slots);
         if added.is_empty() {
-            println!("commentary/{page}.md: all {} slots present", slots.len());
+            outln!("commentary/{page}.md: all {} slots present", slots.len());
             continue;
         }
         store::write_atomic(&path, new_text.as_bytes())?;
-        println!(
+        outln!(
             "commentary/{page}.md: added {} of {} slots",
             added.len(),
             slots.len()

@@ -429,3 +429,49 @@ fn interrupted_run_keeps_completed_jobs_and_resume_runs_the_rest() {
         3
     );
 }
+
+#[test]
+fn output_that_cannot_be_written_ends_cleanly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    // A plan long enough to fill a pipe (each test repeated 2000 times).
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE.replace(
+            "    metric: mb_per_s\n",
+            "    metric: mb_per_s\n    repeats: 2000\n",
+        ),
+    );
+    let roundup = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_roundup"));
+        c.arg("--lab").arg(lab.path()).args(["run", "--dry-run"]);
+        c
+    };
+    // Standard output on a full disk: an error that says so, not a panic.
+    let out = roundup()
+        .stdout(fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: cannot write to standard output: No space left on device")
+            && !err.contains("panicked"),
+        "{err}"
+    );
+    // A reader that goes away (`| head -1`): the process ends on SIGPIPE, quietly.
+    let mut child = roundup()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
