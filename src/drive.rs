@@ -122,10 +122,16 @@ pub struct SsdSpec {
     pub link_rate: Rate,
     /// Per-command cost on the link and in the controller.
     pub command_overhead: Duration,
-    /// Controller time per write command (mapping updates, bookkeeping), one at a time:
-    /// what bounds small random writes on the controllers of the era.
+    /// Controller time per write command (bookkeeping), one at a time: with
+    /// [`page_overhead`](Self::page_overhead), what bounds small random writes on the controllers
+    /// of the era.
     #[serde(default)]
     pub write_overhead: Option<Duration>,
+    /// Controller time per page of data a write carries (each page's map entry and ECC),
+    /// after the command's `write_overhead`: what a large write costs the controller beyond
+    /// a small one.
+    #[serde(default)]
+    pub page_overhead: Option<Duration>,
     /// Flash channels.
     pub channels: u32,
     /// Dies on each channel (each an independent unit with its own busy time).
@@ -257,6 +263,9 @@ pub struct SsdFirmware {
     /// See [`SsdSpec::write_overhead`].
     #[serde(default)]
     pub write_overhead: Option<Duration>,
+    /// See [`SsdSpec::page_overhead`].
+    #[serde(default)]
+    pub page_overhead: Option<Duration>,
 }
 
 /// The FTL of a simulated SSD.

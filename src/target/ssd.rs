@@ -33,6 +33,8 @@ struct Params {
     link_ns_per_byte: f64,
     command: u64,
     write_overhead: u64,
+    /// Controller time per page of data a write carries.
+    page_overhead: u64,
     channels: usize,
     dies: usize,
     chan_ns_per_byte: f64,
@@ -73,6 +75,7 @@ impl Params {
             link_ns_per_byte: 1e9 / s.link_rate.0,
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
             write_overhead: fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0),
+            page_overhead: fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0),
             channels: s.channels as usize,
             dies,
             chan_ns_per_byte: 1e9 / s.channel_rate.0,
@@ -701,7 +704,9 @@ impl SsdSim {
                 self.stats.host_bytes += len;
                 // What was read ahead may be overwritten.
                 self.ahead.clear();
-                at += p.write_overhead;
+                // Each page of data the write carries costs the controller its map entry
+                // and ECC (an unaligned 4 KiB write is one page of data, remapped, not two).
+                at += p.write_overhead + len.div_ceil(p.page) * p.page_overhead;
                 if p.small_write_gap > 0 && len < 16 * 1024 {
                     at = at.max(self.next_small_write);
                     self.next_small_write = at + p.small_write_gap;
@@ -1629,6 +1634,28 @@ mod tests {
         assert!((1.8..2.05).contains(&ratio), "one plane / two: {ratio:.2}");
         let sim = from_yaml(&(small_yaml("greedy", false) + "  planes: 2\n"));
         assert_eq!(sim.p.pages_per_block, 64);
+    }
+
+    #[test]
+    fn the_controller_pays_per_write_and_per_page_of_data() {
+        // The same write on a fresh drive with and without 20 µs a page: the difference is
+        // the controller's time for the pages of data the write carries.
+        let took = |page_overhead: &str, offset: u64, len: u32| {
+            let mut sim = from_yaml(&(small_yaml("greedy", false) + page_overhead));
+            let req = IoRequest {
+                seq: 0,
+                op: Op::Write,
+                offset,
+                len,
+            };
+            sim.serve(0, &req, None).unwrap()
+        };
+        let extra =
+            |offset, len| took("  page_overhead: 20us\n", offset, len) - took("", offset, len);
+        assert_eq!(extra(0, 128 << 10), 32 * 20_000, "32 pages of 128 KiB");
+        assert_eq!(extra(0, 4096), 20_000, "one page");
+        // 4 KiB at a 512 B offset spans two pages but carries one page of data, remapped.
+        assert_eq!(extra(512, 4096), 20_000, "an unaligned page");
     }
 
     #[test]
