@@ -532,6 +532,13 @@ fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
         for (id, e) in &summary.failed {
             eprintln!("{id}: {e}");
         }
+        if let Some(why) = &summary.stopped {
+            bail!(
+                "{why}, so the run stopped at the first job it could not store (above); \
+                 completed jobs are kept, and once it can be written `roundup run --resume` \
+                 runs the rest"
+            );
+        }
         bail!("{} jobs failed", summary.failed.len());
     }
     Ok(())

@@ -3,6 +3,7 @@
 //! simulated drives in parallel (rayon). Each job streams its samples to the store.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
@@ -63,6 +64,17 @@ pub struct RunSummary {
     pub skipped: usize,
     /// Jobs that failed, with the reason.
     pub failed: Vec<(String, String)>,
+    /// Why the run stopped before its last job, when `results/` could not be written (a
+    /// full disk): every job after would have failed the same way.
+    pub stopped: Option<String>,
+}
+
+/// Whether `e` is a failure to write under `results` (rather than of the job itself).
+fn cannot_store(e: &Error, results: &Path) -> bool {
+    match e {
+        Error::Store { path, .. } | Error::Io { path, .. } => path.starts_with(results),
+        _ => false,
+    }
 }
 
 struct Group<'a> {
@@ -105,7 +117,16 @@ pub fn run(
     obs: &dyn Observer,
     stop: &AtomicBool,
 ) -> Result<RunSummary> {
-    // Preflight: open every target and check every job against it.
+    // Preflight: a results folder that can be made, then every target opened and every
+    // job checked against it.
+    let results = lab.results_dir();
+    if results.exists() && !results.is_dir() {
+        return Err(Error::Store {
+            path: results,
+            message: "expected a folder for the results, found a file".into(),
+        });
+    }
+    std::fs::create_dir_all(&results).map_err(|e| Error::io(&results, e))?;
     let total = plan.jobs.len();
     let mut groups: Vec<Group> = Vec::new();
     let mut problems = Vec::new();
@@ -177,6 +198,9 @@ pub fn run(
             if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
             }
+            if summary.lock().expect("summary lock").stopped.is_some() {
+                return;
+            }
             match run_job(
                 lab,
                 &mut g,
@@ -195,11 +219,11 @@ pub fn run(
                 }
                 Err(e) => {
                     obs.job_failed(job, &e);
-                    summary
-                        .lock()
-                        .expect("summary lock")
-                        .failed
-                        .push((job.id.clone(), e.to_string()));
+                    let mut summary = summary.lock().expect("summary lock");
+                    summary.failed.push((job.id.clone(), e.to_string()));
+                    if cannot_store(&e, &results) && summary.stopped.is_none() {
+                        summary.stopped = Some(format!("{} cannot be written", results.display()));
+                    }
                 }
             }
         }

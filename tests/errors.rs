@@ -475,3 +475,55 @@ fn output_that_cannot_be_written_ends_cleanly() {
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+#[test]
+fn a_run_stops_at_the_first_job_it_cannot_store() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.sim_drive("sim-b", "Beta", "B1", 8);
+    // results/ is a file: nothing runs.
+    lab.write("results", "");
+    let out = lab.roundup(&["run"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("results: expected a folder for the results, found a file"),
+        "{}",
+        stderr(&out)
+    );
+    // sim-a's results cannot be written (as on a full disk): the run stops at its first
+    // job rather than simulate every other job to fail the same way. One worker, so that
+    // the order is sim-a, then sim-b.
+    fs::remove_file(lab.path().join("results")).unwrap();
+    lab.write("results/drive=sim-a", "");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_roundup"))
+        .arg("--lab")
+        .arg(lab.path())
+        .arg("run")
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "results cannot be written, so the run stopped at the first job it could not store"
+        ) && err.contains("Not a directory"),
+        "{err}"
+    );
+    let stored = files(&lab.path().join("results"));
+    assert_eq!(
+        stored,
+        vec![std::path::PathBuf::from("drive=sim-a")],
+        "{stored:?}"
+    );
+    // With room again, --resume runs everything.
+    fs::remove_file(lab.path().join("results/drive=sim-a")).unwrap();
+    let out = lab.roundup(&["run", "--resume"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("6 jobs completed"),
+        "{}",
+        stdout(&out)
+    );
+}
