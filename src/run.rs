@@ -117,8 +117,9 @@ pub fn run(
     obs: &dyn Observer,
     stop: &AtomicBool,
 ) -> Result<RunSummary> {
-    // Preflight: a results folder that can be made, then every target opened and every
-    // job checked against it.
+    // Preflight: a results folder that can be made (made only once the rest passed, so
+    // that a refused run leaves nothing), every target opened and every job checked
+    // against it.
     let results = lab.results_dir();
     if results.exists() && !results.is_dir() {
         return Err(Error::Store {
@@ -126,7 +127,6 @@ pub fn run(
             message: "expected a folder for the results, found a file".into(),
         });
     }
-    std::fs::create_dir_all(&results).map_err(|e| Error::io(&results, e))?;
     let total = plan.jobs.len();
     let mut groups: Vec<Group> = Vec::new();
     let mut problems = Vec::new();
@@ -190,6 +190,7 @@ pub fn run(
         problems.dedup();
         return Err(Error::Target(problems.join("\n")));
     }
+    std::fs::create_dir_all(&results).map_err(|e| Error::io(&results, e))?;
     let summary = Mutex::new(RunSummary::default());
     let interrupted = AtomicBool::new(false);
     let run_group = |g: Group| {
