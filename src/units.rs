@@ -142,6 +142,31 @@ impl fmt::Display for SizeLabel {
     }
 }
 
+/// A size for people to read: in the largest binary unit it reaches, exact when whole,
+/// else to one decimal (`111.8 GiB` for 120 GB, where [`SizeLabel`] keeps it exact as
+/// `117187500 KiB`).
+pub struct SizeRounded(pub u64);
+
+impl fmt::Display for SizeRounded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (scale, name) in [
+            (1u64 << 40, "TiB"),
+            (1 << 30, "GiB"),
+            (1 << 20, "MiB"),
+            (1 << 10, "KiB"),
+        ] {
+            if self.0 >= scale {
+                return if self.0 % scale == 0 {
+                    write!(f, "{} {name}", self.0 / scale)
+                } else {
+                    write!(f, "{:.1} {name}", self.0 as f64 / scale as f64)
+                };
+            }
+        }
+        write!(f, "{} B", self.0)
+    }
+}
+
 /// A compact size token for identifiers and file names: `4k`, `128k`, `512b`, `8g`.
 pub fn size_token(bytes: u64) -> String {
     const UNITS: [(u64, &str); 4] = [
@@ -245,6 +270,9 @@ mod tests {
         assert_eq!(SizeLabel(4096).to_string(), "4 KiB");
         assert_eq!(SizeLabel(8 << 30).to_string(), "8 GiB");
         assert_eq!(SizeLabel(512).to_string(), "512 B");
+        assert_eq!(SizeRounded(120_000_000_000).to_string(), "111.8 GiB");
+        assert_eq!(SizeRounded(8 << 30).to_string(), "8 GiB");
+        assert_eq!(SizeRounded(1536 << 20).to_string(), "1.5 GiB");
         assert_eq!(size_token(131072), "128k");
         assert_eq!(size_token(512), "512b");
         assert_eq!(DurationLabel(180_000_000_000).to_string(), "3 min");

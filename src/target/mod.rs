@@ -220,7 +220,7 @@ pub fn check_workload(drive: &str, info: &TargetInfo, w: &Workload) -> Result<u6
         return fail(format!(
             "span {} is larger than the target ({} usable)",
             SizeLabel(span),
-            SizeLabel(info.capacity)
+            crate::units::SizeRounded(info.capacity)
         ));
     }
     if span < w.block_size.max() {
