@@ -329,6 +329,8 @@ fn simulated_results_and_site_are_byte_identical() {
     for lab in [&a, &b] {
         fs::remove_dir_all(lab.path().join("results/drive=sim-b")).unwrap();
     }
+    // A file of the reviewer's own (for the web host) stays.
+    fs::write(a.path().join("site/CNAME"), "reviews.example\n").unwrap();
     fs::remove_dir_all(b.path().join("site")).unwrap();
     let out = a.roundup(&["render"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -339,6 +341,8 @@ fn simulated_results_and_site_are_byte_identical() {
     );
     let out = b.roundup(&["render"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(a.path().join("site/CNAME").is_file(), "the reviewer's file stays");
+    fs::remove_file(a.path().join("site/CNAME")).unwrap();
     let sa = files(&a.path().join("site"));
     assert_eq!(sa, files(&b.path().join("site")));
     assert!(!sa.iter().any(|f| f.to_string_lossy().contains("sim-b")));

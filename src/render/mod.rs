@@ -1395,8 +1395,10 @@ pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
     Ok(report)
 }
 
-/// Removes the files under `site` that are not in `produced` (relative paths), then the
-/// folders left empty; returns the files removed, sorted.
+/// Removes the pages and chart files (`.html`, `.svg`, `.png`, `.csv`) under `site` that
+/// are not in `produced` (relative paths), then the folders left empty; returns the files
+/// removed, sorted. Other files (a `CNAME` for the host, say) are left alone, and links are
+/// not followed.
 fn remove_stale(
     site: &Path,
     produced: &std::collections::BTreeSet<PathBuf>,
@@ -1404,8 +1406,9 @@ fn remove_stale(
     fn walk(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) -> Result<()> {
         let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
         for entry in entries {
-            let path = entry.map_err(|e| Error::io(dir, e))?.path();
-            if path.is_dir() {
+            let entry = entry.map_err(|e| Error::io(dir, e))?;
+            let path = entry.path();
+            if entry.file_type().map_err(|e| Error::io(&path, e))?.is_dir() {
                 walk(&path, files, dirs)?;
                 dirs.push(path);
             } else {
@@ -1414,6 +1417,10 @@ fn remove_stale(
         }
         Ok(())
     }
+    let rendered = |p: &Path| {
+        p.extension()
+            .is_some_and(|x| ["html", "svg", "png", "csv"].iter().any(|e| x == *e))
+    };
     let (mut files, mut dirs) = (Vec::new(), Vec::new());
     if site.is_dir() {
         walk(site, &mut files, &mut dirs)?;
@@ -1422,7 +1429,7 @@ fn remove_stale(
     let mut removed = Vec::new();
     for path in files {
         let rel = path.strip_prefix(site).unwrap_or(&path).to_path_buf();
-        if !produced.contains(&rel) {
+        if rendered(&rel) && !produced.contains(&rel) {
             fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
             removed.push(rel);
         }
