@@ -123,8 +123,8 @@ pub struct SsdSpec {
     /// Per-command cost on the link and in the controller.
     pub command_overhead: Duration,
     /// Controller time per write command (bookkeeping), one at a time: with
-    /// [`page_overhead`](Self::page_overhead), what bounds small random writes on the controllers
-    /// of the era.
+    /// [`page_overhead`](Self::page_overhead), what bounds small random writes on the
+    /// controllers of the era.
     #[serde(default)]
     pub write_overhead: Option<Duration>,
     /// Controller time per page of data a write carries (each page's map entry and ECC),
