@@ -815,6 +815,16 @@ fn trace(cmd: &TraceCommand) -> Result<()> {
             to,
             device,
         } => {
+            // Writing over the trace being read would lose it.
+            let same = std::fs::canonicalize(file)
+                .ok()
+                .is_some_and(|f| std::fs::canonicalize(out).is_ok_and(|o| o == f));
+            if same {
+                bail!(
+                    "{}: the output is the trace being converted; give another path",
+                    out.display()
+                );
+            }
             let t = import.load(file)?;
             match to.as_str() {
                 "fio" | "roundup" => write_trace(&t, out, to == "roundup", device),

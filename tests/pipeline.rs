@@ -341,7 +341,10 @@ fn simulated_results_and_site_are_byte_identical() {
     );
     let out = b.roundup(&["render"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(a.path().join("site/CNAME").is_file(), "the reviewer's file stays");
+    assert!(
+        a.path().join("site/CNAME").is_file(),
+        "the reviewer's file stays"
+    );
     fs::remove_file(a.path().join("site/CNAME")).unwrap();
     let sa = files(&a.path().join("site"));
     assert_eq!(sa, files(&b.path().join("site")));

@@ -138,6 +138,16 @@ fn trace_commands_and_their_errors() {
         "{}",
         stderr(&out)
     );
+    // Converting a trace onto itself would lose it.
+    let before = std::fs::read(&path).unwrap();
+    let out = lab.roundup(&["trace", "convert", p, p, "--skip-bad"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("the output is the trace being converted; give another path"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
     // A file that is not there: its path and the system's reason, once.
     let missing = lab.path().join("nothing.trace");
     let out = lab.roundup(&["trace", "stats", missing.to_str().unwrap()]);
