@@ -360,12 +360,18 @@ impl<'de> Deserialize<'de> for DriveSpec {
                     d.rpm
                 )));
             }
-            if !(d.seek_track_to_track.0 <= d.seek_average.0
-                && d.seek_average.0 < d.seek_full_stroke.0)
-            {
-                return Err(D::Error::custom(
-                    "hdd: expected seek_track_to_track <= seek_average < seek_full_stroke",
-                ));
+            // The seek curve is fitted through the three: they must rise.
+            if d.seek_track_to_track.0 > d.seek_average.0 {
+                return Err(D::Error::custom(format!(
+                    "hdd.seek_track_to_track: expected at most seek_average ({}), found {}",
+                    d.seek_average, d.seek_track_to_track
+                )));
+            }
+            if d.seek_average.0 >= d.seek_full_stroke.0 {
+                return Err(D::Error::custom(format!(
+                    "hdd.seek_average: expected below seek_full_stroke ({}), found {}",
+                    d.seek_full_stroke, d.seek_average
+                )));
             }
             if d.inner_rate.0 > d.outer_rate.0 || d.inner_rate.0 <= 0.0 {
                 return Err(D::Error::custom(

@@ -130,7 +130,7 @@ fn simulated_drive_parameters_are_checked() {
     let hdd = "id: s\nvendor: A\nmodel: D\ncapacity: 1TB\nhdd:\n  rpm: 7200\n  link_rate: 280MB/s\n  command_overhead: 50us\n  seek_track_to_track: 0.8ms\n  seek_average: 19ms\n  seek_full_stroke: 18ms\n  outer_rate: 115MB/s\n  inner_rate: 55MB/s\n  cache: 32MiB\n  read_ahead: 512KiB\n";
     refused(
         hdd,
-        &["seek_track_to_track <= seek_average < seek_full_stroke"],
+        &["drives/s.yaml:10:3: hdd.seek_average: expected below seek_full_stroke (18ms), found 19ms"],
     );
 }
 
