@@ -110,14 +110,6 @@ fn load_review(
     })
 }
 
-/// Whether a trace profile named in a suite is there, by name or by path.
-fn profile_found(root: &Path, profile: &str) -> bool {
-    root.join("suites/profiles")
-        .join(format!("{profile}.yaml"))
-        .is_file()
-        || root.join(profile).is_file()
-}
-
 /// Hex SHA-256 of a file's content, read in pieces (samples files can be large).
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
@@ -182,13 +174,14 @@ impl Lab {
                     }
                     TraceInput::File { .. } => {}
                     TraceInput::Generate { profile, .. } => {
-                        match crate::trace::load_profile(root, profile) {
-                            Ok(_) => {}
+                        match crate::trace::find_profile(root, profile) {
                             // The profile's own problems are in its file.
-                            Err(Error::Input(list)) if profile_found(root, profile) => {
-                                errors.extend(list)
-                            }
-                            Err(_) => errors.push(at_key(
+                            Some(_) => match crate::trace::load_profile(root, profile) {
+                                Ok(_) => {}
+                                Err(Error::Input(list)) => errors.extend(list),
+                                Err(e) => errors.push(InputError::new(&s.file, "", e.to_string())),
+                            },
+                            None => errors.push(at_key(
                                 format!("tests[{i}].trace.generate.profile"),
                                 format!(
                                     "expected a profile in suites/profiles/{profile}.yaml (or a \

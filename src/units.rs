@@ -120,20 +120,22 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
 /// A size printed the way a review writes it: `4 KiB`, `128 KiB`, `8 GiB`, `512 B`.
 pub struct SizeLabel(pub u64);
 
+/// The binary units sizes are printed in, largest first.
+const BINARY_UNITS: [(u64, &str); 4] = [
+    (1 << 40, "TiB"),
+    (1 << 30, "GiB"),
+    (1 << 20, "MiB"),
+    (1 << 10, "KiB"),
+];
+
 impl fmt::Display for SizeLabel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const UNITS: [(u64, &str); 4] = [
-            (1 << 40, "TiB"),
-            (1 << 30, "GiB"),
-            (1 << 20, "MiB"),
-            (1 << 10, "KiB"),
-        ];
-        for (scale, name) in UNITS {
+        for (scale, name) in BINARY_UNITS {
             if self.0 >= scale && self.0 % scale == 0 {
                 return write!(f, "{} {name}", self.0 / scale);
             }
         }
-        for (scale, name) in UNITS {
+        for (scale, name) in BINARY_UNITS {
             if self.0 >= scale {
                 return write!(f, "{:.1} {name}", self.0 as f64 / scale as f64);
             }
@@ -149,12 +151,7 @@ pub struct SizeRounded(pub u64);
 
 impl fmt::Display for SizeRounded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (scale, name) in [
-            (1u64 << 40, "TiB"),
-            (1 << 30, "GiB"),
-            (1 << 20, "MiB"),
-            (1 << 10, "KiB"),
-        ] {
+        for (scale, name) in BINARY_UNITS {
             if self.0 >= scale {
                 return if self.0 % scale == 0 {
                     write!(f, "{} {name}", self.0 / scale)

@@ -81,7 +81,11 @@ fn key_of(text: &str) -> Option<&str> {
 /// The lines of the node that starts at `at` (1-based line and column; the whole text for
 /// 1:1): from that column of its first line, then the lines indented deeper than that line.
 fn node_at<'a>(lines: &[YamlLine<'a>], at: (usize, usize)) -> Option<Vec<YamlLine<'a>>> {
-    if at == (1, 1) {
+    // 1:1 is the whole document, unless a list item starts there.
+    let item_at_top = lines
+        .first()
+        .is_some_and(|l| l.no == 1 && l.indent == 0 && l.text.starts_with('-'));
+    if at == (1, 1) && !item_at_top {
         return Some(lines.to_vec());
     }
     let j = lines.iter().position(|l| l.no == at.0)?;
@@ -209,20 +213,8 @@ pub(super) fn locate(
                     deeper
                 }
             }
-            Step::Index(_) => {
-                let after = &l.text[1..];
-                let trimmed = after.trim_start_matches(' ');
-                let mut v = Vec::new();
-                if !trimmed.trim().is_empty() {
-                    v.push(YamlLine {
-                        no: l.no,
-                        indent: l.indent + 1 + after.len() - trimmed.len(),
-                        text: trimmed,
-                    });
-                }
-                v.extend(rest.iter().take_while(|m| m.indent > base));
-                v
-            }
+            // The item's node: from after its dash, with its deeper lines.
+            Step::Index(_) => node_at(lines, (l.no, l.indent + 1)).unwrap_or_default(),
         };
         if child.is_empty() && matches!(step, Step::Key(_)) {
             let value = l.text.find(':').map_or("", |c| &l.text[c + 1..]);

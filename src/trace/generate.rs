@@ -183,19 +183,22 @@ pub fn generate(p: &Profile, seed: u64) -> Trace {
     }
 }
 
+/// Where a profile named in a suite is: `suites/profiles/NAME.yaml` in the lab, else the
+/// path in the lab; `None` when neither is a file.
+pub fn find_profile(lab_root: &std::path::Path, name_or_path: &str) -> Option<std::path::PathBuf> {
+    let by_name = lab_root
+        .join("suites/profiles")
+        .join(format!("{name_or_path}.yaml"));
+    let by_path = lab_root.join(name_or_path);
+    [by_name, by_path].into_iter().find(|p| p.is_file())
+}
+
 /// Loads a profile by name from the lab (`suites/profiles/NAME.yaml`) or from a path.
 pub fn load_profile(
     lab_root: &std::path::Path,
     name_or_path: &str,
 ) -> crate::error::Result<Profile> {
-    let by_name = lab_root
-        .join("suites/profiles")
-        .join(format!("{name_or_path}.yaml"));
-    let path = if by_name.is_file() {
-        by_name
-    } else {
-        lab_root.join(name_or_path)
-    };
+    let path = find_profile(lab_root, name_or_path).unwrap_or_else(|| lab_root.join(name_or_path));
     let rel = path.strip_prefix(lab_root).unwrap_or(&path).to_path_buf();
     let text = std::fs::read_to_string(&path).map_err(|e| {
         crate::error::InputError::new(
