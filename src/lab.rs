@@ -273,14 +273,15 @@ fn load_dir<T: DeserializeOwned>(
                     .unwrap_or_default();
                 if id != stem {
                     let key = if dir == "suites" { "name" } else { "id" };
-                    errors.push(
+                    errors.push(crate::config::at_key(
                         InputError::new(
                             &rel,
                             key,
                             format!("expected {stem:?} (the file name), found {id:?}"),
                         )
                         .at(1, 1),
-                    );
+                        text,
+                    ));
                     continue;
                 }
                 out.insert(

@@ -88,6 +88,11 @@ fn simulated_drive_parameters_are_checked() {
         &["drives/s.yaml:", "ftl"],
     );
     let fixed = room.replace("firmware: \"2\"", "firmware: \"1\"");
+    // An id that is not the file's name, at the id's line.
+    refused(
+        &format!("# a drive\n{}", fixed.replace("id: s\n", "id: t\n")),
+        &["drives/s.yaml:2:1: id: expected \"s\" (the file name), found \"t\""],
+    );
     refused(
         &fixed.replace("ssd:\n", "ssd:\n  controllers: 2\n"),
         &["ssd.stripe: expected a stripe size (e.g. 64KiB) with two or more `controllers`"],
