@@ -19,7 +19,7 @@ use roundup::plan::{self, Job, Plan, Selection};
 use roundup::run::{self, Observer, RunOptions};
 use roundup::store::JobManifest;
 use roundup::target::{device, EngineChoice};
-use roundup::units::{figure, DurationLabel};
+use roundup::units::{figure, Counted, DurationLabel};
 use roundup::{analysis, render, store, Error};
 
 /// `println!` that returns an error when standard output cannot be written (a full disk)
@@ -274,9 +274,8 @@ fn load(lab: &Path) -> Result<Lab> {
                 eprintln!("{e}");
             }
             bail!(
-                "{} problem{} in the lab at {}; nothing was run",
-                errors.len(),
-                if errors.len() == 1 { "" } else { "s" },
+                "{} in the lab at {}; nothing was run",
+                Counted(errors.len(), "problem"),
                 lab.display()
             )
         }
@@ -289,11 +288,11 @@ fn dispatch(cli: &Cli) -> Result<()> {
         Command::Check => {
             let lab = load(&cli.lab)?;
             outln!(
-                "lab {} is valid: {} suites, {} drives, {} commentary files",
+                "lab {} is valid: {}, {}, {}",
                 cli.lab.display(),
-                lab.suites.len(),
-                lab.drives.len(),
-                lab.commentary.len()
+                Counted(lab.suites.len(), "suite"),
+                Counted(lab.drives.len(), "drive"),
+                Counted(lab.commentary.len(), "commentary file")
             );
             Ok(())
         }
@@ -399,7 +398,11 @@ fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
     }
     let drives: std::collections::BTreeSet<&str> =
         plan.jobs.iter().map(|j| j.drive.as_str()).collect();
-    let mut line = format!("plan: {} jobs on {} drives", plan.jobs.len(), drives.len());
+    let mut line = format!(
+        "plan: {} on {}",
+        Counted(plan.jobs.len(), "job"),
+        Counted(drives.len(), "drive")
+    );
     if virt > 0.0 {
         line.push_str(&format!(
             ", {} of simulated drive time",
@@ -521,8 +524,8 @@ fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
     let started = Instant::now();
     let summary = run::run(lab, plan, opts, &bars, &STOP)?;
     outln!(
-        "run: {} jobs completed, {} kept from earlier runs, {} failed, in {:.1} s; results in {}",
-        summary.completed,
+        "run: {} completed, {} kept from earlier runs, {} failed, in {:.1} s; results in {}",
+        Counted(summary.completed, "job"),
         summary.skipped,
         summary.failed.len(),
         started.elapsed().as_secs_f64(),
@@ -539,7 +542,7 @@ fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
                  runs the rest"
             );
         }
-        bail!("{} jobs failed", summary.failed.len());
+        bail!("{} failed", Counted(summary.failed.len(), "job"));
     }
     Ok(())
 }
@@ -562,8 +565,8 @@ fn do_render(lab: &Lab, opts: &render::Options) -> Result<()> {
         outln!("removed site/{} (no longer rendered)", r.display());
     }
     outln!(
-        "render: {} files written, {} unchanged, {} removed, in {}",
-        report.written.len(),
+        "render: {} written, {} unchanged, {} removed, in {}",
+        Counted(report.written.len(), "file"),
         report.unchanged,
         report.removed.len(),
         lab.site_dir().display()

@@ -200,6 +200,16 @@ impl fmt::Display for DurationLabel {
     }
 }
 
+/// A count and its noun, plural unless one: `1 job`, `6 jobs`, `0 drives`.
+pub struct Counted<'a>(pub usize, pub &'a str);
+
+impl fmt::Display for Counted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.0 == 1 { "" } else { "s" };
+        write!(f, "{} {}{s}", self.0, self.1)
+    }
+}
+
 fn trim_float(v: f64) -> String {
     let s = format!("{v:.2}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -277,5 +287,8 @@ mod tests {
         assert_eq!(figure(28.87), "28.9");
         assert_eq!(figure(0.0213), "0.021");
         assert_eq!(figure(1520.4), "1520");
+        assert_eq!(Counted(1, "job").to_string(), "1 job");
+        assert_eq!(Counted(0, "drive").to_string(), "0 drives");
+        assert_eq!(Counted(6, "commentary file").to_string(), "6 commentary files");
     }
 }

@@ -415,7 +415,7 @@ fn interrupted_run_keeps_completed_jobs_and_resume_runs_the_rest() {
     let out = lab.roundup(&["run", "--resume"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("1 jobs completed, 2 kept from earlier runs"),
+        stdout(&out).contains("1 job completed, 2 kept from earlier runs"),
         "{}",
         stdout(&out)
     );
