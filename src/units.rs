@@ -289,6 +289,9 @@ mod tests {
         assert_eq!(figure(1520.4), "1520");
         assert_eq!(Counted(1, "job").to_string(), "1 job");
         assert_eq!(Counted(0, "drive").to_string(), "0 drives");
-        assert_eq!(Counted(6, "commentary file").to_string(), "6 commentary files");
+        assert_eq!(
+            Counted(6, "commentary file").to_string(),
+            "6 commentary files"
+        );
     }
 }

@@ -474,8 +474,8 @@ fn a_full_used_x25m_is_bound_by_its_garbage_collection() {
 #[test]
 fn the_x25m_original_firmware_slows_faster_on_every_repeat_the_fix_holds() {
     // bit-tech's random-write test (4 KiB, QD3, 4 GiB, 2 min) repeated four times on the
-    // first-generation X25-M 80 GB, used as the lab's used X25-M is (98.5% of its logical
-    // pages hold data), under its original firmware (8610) and the fix (8820). The
+    // lab's used first-generation X25-M 80 GB (98.5% of its logical pages hold data), under
+    // its original firmware (8610) and the fix (8820). The
     // original cleans its oldest blocks first, each holding more valid pages than the last,
     // so every repeat loses more than the one before and its longest waits grow towards
     // the 500 ms bit-tech saw; the fix (greedy victims) holds its speed. (bit-tech saw a
@@ -486,14 +486,10 @@ fn the_x25m_original_firmware_slows_faster_on_every_repeat_the_fix_holds() {
     );
     for (id, firmware) in [("fixed", "045C8820"), ("original", "045C8610")] {
         let text = drive_edited(
-            "intel-x25m-g1-80",
+            "intel-x25m-g1-80-used",
             &[
-                ("id: intel-x25m-g1-80", &format!("id: {id}")),
-                ("firmware: 045C8820", &format!("firmware: {firmware}")),
-                (
-                    "  remap_cost: 10us\n",
-                    "  remap_cost: 10us\n  aged: true\n  full: 0.985\n",
-                ),
+                ("id: intel-x25m-g1-80-used", &format!("id: {id}")),
+                ("firmware: 045C8610", &format!("firmware: {firmware}")),
             ],
         );
         lab.write(&format!("drives/{id}.yaml"), &text);
