@@ -130,6 +130,10 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         "one chart per test variant"
     );
     assert!(history.contains("firmware B1 vs firmware B2"), "{history}");
+    assert!(
+        history.contains("<td>B1 → B2</td>"),
+        "the table names both firmwares: {history}"
+    );
     assert!(history.contains("Firmwares with results, oldest first: B1, B2"));
     assert!(
         !lab.path().join("site/drives/sim-a-firmware.html").exists(),

@@ -590,7 +590,13 @@ fn pair_ctx(
             .iter()
             .map(|(x, b)| PairRow {
                 drive_name: x.drive_name.clone(),
-                firmware: x.firmware.clone(),
+                // A firmware pair names both: the drive's firmware in the second variant.
+                firmware: match p.b.bars.iter().find(|y| y.drive == x.drive) {
+                    Some(y) if y.firmware != x.firmware => {
+                        format!("{} → {}", x.firmware, y.firmware)
+                    }
+                    _ => x.firmware.clone(),
+                },
                 a: scale.show(x.value),
                 b: scale.show(*b),
                 difference: percent_change(x.value, *b),
