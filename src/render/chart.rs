@@ -530,6 +530,9 @@ pub struct LineChart {
     pub log_y: bool,
     /// The y axis starts at zero (else at the smallest value).
     pub y_from_zero: bool,
+    /// The x values are counts (repeats): ticks on whole numbers only, the axis from half a
+    /// step before the first to half a step after the last (else from zero).
+    pub x_whole: bool,
     /// The series, drawn in order (the highlighted one last, on top).
     pub series: Vec<Series>,
     /// Shaded x ranges with a label (the SNIA measurement window).
@@ -667,6 +670,13 @@ impl LineChart {
         let (w, _) = root.dim_in_pixel();
         let area = root.clone().shrink((0, top), (w, plot as u32));
         match (self.log_x, self.log_y) {
+            (false, false) if self.x_whole => {
+                // Half a step either side of the first and last, and at most one tick a
+                // whole number: a nice step puts them on whole numbers.
+                let (first, last) = (xe.0.round(), xe.1.round().max(xe.0.round()));
+                let ticks = ((last - first) as usize + 1).min(10);
+                self.plot_ticks(&area, (first - 0.5)..(last + 0.5), y.0..y.1, y, ticks)?
+            }
             (false, false) => self.plot(&area, x.0..x.1, y.0..y.1, y)?,
             (true, false) => self.plot(&area, (x.0..x.1).log_scale(), y.0..y.1, y)?,
             (false, true) => self.plot(&area, x.0..x.1, (y.0..y.1).log_scale(), y)?,
@@ -730,6 +740,24 @@ impl LineChart {
         X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
         Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
     {
+        self.plot_ticks(area, x, y, y_span, 8)
+    }
+
+    /// [`Self::plot`] with at most `x_ticks` ticks on the x axis.
+    fn plot_ticks<X, Y>(
+        &self,
+        area: &Area,
+        x: X,
+        y: Y,
+        y_span: (f64, f64),
+        x_ticks: usize,
+    ) -> Result<(), String>
+    where
+        X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+        Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+    {
         let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
         let mut chart = ChartBuilder::on(area)
             .margin_left(10)
@@ -749,7 +777,7 @@ impl LineChart {
             .axis_style(MUTED)
             .x_desc(self.x_label.clone())
             .y_desc(self.y_label.clone())
-            .x_labels(8)
+            .x_labels(x_ticks)
             .y_labels(6)
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
@@ -990,6 +1018,7 @@ mod line_tests {
             y_latency: false,
             log_y: false,
             y_from_zero: true,
+            x_whole: false,
             series: vec![
                 Series {
                     label: "Fast".into(),
@@ -1028,6 +1057,40 @@ mod line_tests {
             "{svg}"
         );
         assert_eq!(svg, cdf().to_svg().unwrap(), "same figures, same bytes");
+    }
+
+    #[test]
+    fn repeats_are_ticked_on_whole_numbers_only() {
+        // The x axis' tick labels of a chart over `n` repeats.
+        let ticks = |n: usize| {
+            let mut chart = cdf();
+            chart.log_x = false;
+            chart.x_latency = false;
+            chart.x_whole = true;
+            chart.bands.clear();
+            chart.series.truncate(1);
+            chart.series[0].points = (1..=n).map(|i| (i as f64, 20.0 + i as f64)).collect();
+            let svg = chart.to_svg().unwrap();
+            // Tick labels (both axes: the y axis' are whole here) are text elements holding
+            // a number alone.
+            svg.split(">\n")
+                .filter_map(|t| t.split_once("\n<").map(|(v, _)| v.to_string()))
+                .filter(|v| v.parse::<f64>().is_ok())
+                .collect::<Vec<String>>()
+        };
+        let three = ticks(3);
+        for t in ["1", "2", "3"] {
+            assert!(three.contains(&t.to_string()), "{three:?}");
+        }
+        for n in [1, 3, 20] {
+            let labels = ticks(n);
+            assert!(
+                labels
+                    .iter()
+                    .all(|v| !v.contains('.') && v.parse::<f64>().unwrap() >= 0.0),
+                "{n} repeats: {labels:?}"
+            );
+        }
     }
 
     #[test]

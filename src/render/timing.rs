@@ -154,6 +154,7 @@ pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line 
             y_latency: false,
             log_y: false,
             y_from_zero: true,
+            x_whole: false,
             series,
             bands: vec![],
             rules: vec![],
@@ -322,6 +323,7 @@ pub(super) fn latency_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line {
             y_latency: true,
             log_y: true,
             y_from_zero: false,
+            x_whole: false,
             series: vec![
                 Series {
                     label: "mean latency of the interval".into(),
@@ -431,6 +433,7 @@ pub(super) fn throughput_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line
             y_latency: false,
             log_y: false,
             y_from_zero: true,
+            x_whole: false,
             series: vec![Series {
                 label: b.drive_name.clone(),
                 points: points.iter().map(|(_, t, p)| (*t, value(p))).collect(),
@@ -509,6 +512,7 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
             y_latency: false,
             log_y: false,
             y_from_zero: true,
+            x_whole: true,
             series: f
                 .bars
                 .iter()
