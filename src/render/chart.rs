@@ -675,12 +675,14 @@ impl LineChart {
                 // whole number: a nice step puts them on whole numbers.
                 let (first, last) = (xe.0.round(), xe.1.round().max(xe.0.round()));
                 let ticks = ((last - first) as usize + 1).min(10);
-                self.plot_ticks(&area, (first - 0.5)..(last + 0.5), y.0..y.1, y, ticks)?
+                self.plot(&area, (first - 0.5)..(last + 0.5), y.0..y.1, y, ticks)?
             }
-            (false, false) => self.plot(&area, x.0..x.1, y.0..y.1, y)?,
-            (true, false) => self.plot(&area, (x.0..x.1).log_scale(), y.0..y.1, y)?,
-            (false, true) => self.plot(&area, x.0..x.1, (y.0..y.1).log_scale(), y)?,
-            (true, true) => self.plot(&area, (x.0..x.1).log_scale(), (y.0..y.1).log_scale(), y)?,
+            (false, false) => self.plot(&area, x.0..x.1, y.0..y.1, y, 8)?,
+            (true, false) => self.plot(&area, (x.0..x.1).log_scale(), y.0..y.1, y, 8)?,
+            (false, true) => self.plot(&area, x.0..x.1, (y.0..y.1).log_scale(), y, 8)?,
+            (true, true) => {
+                self.plot(&area, (x.0..x.1).log_scale(), (y.0..y.1).log_scale(), y, 8)?
+            }
         }
         // The legend under the plot, three entries a row, each drawn as its series is.
         for (i, (s, color, dash)) in self.styled().into_iter().enumerate() {
@@ -733,18 +735,8 @@ impl LineChart {
             .collect()
     }
 
-    fn plot<X, Y>(&self, area: &Area, x: X, y: Y, y_span: (f64, f64)) -> Result<(), String>
-    where
-        X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
-        Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
-        X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
-        Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
-    {
-        self.plot_ticks(area, x, y, y_span, 8)
-    }
-
-    /// [`Self::plot`] with at most `x_ticks` ticks on the x axis.
-    fn plot_ticks<X, Y>(
+    /// Draws the series on `x` × `y`, with at most `x_ticks` ticks on the x axis.
+    fn plot<X, Y>(
         &self,
         area: &Area,
         x: X,

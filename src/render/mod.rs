@@ -434,8 +434,8 @@ pub struct Pair<'a> {
 }
 
 impl Pair<'_> {
-    /// Each drive in both variants: its bar in the first and its figure in the second.
-    fn matched(&self) -> Vec<(&crate::analysis::Bar, f64)> {
+    /// Each drive in both variants: its bar in the first and in the second.
+    fn matched(&self) -> Vec<(&crate::analysis::Bar, &crate::analysis::Bar)> {
         self.a
             .bars
             .iter()
@@ -444,7 +444,7 @@ impl Pair<'_> {
                     .bars
                     .iter()
                     .find(|y| y.drive == x.drive)
-                    .map(|y| (x, y.value))
+                    .map(|y| (x, y))
             })
             .collect()
     }
@@ -556,7 +556,10 @@ fn pair_ctx(
         })
         .then_with(|| x.0.drive.cmp(&y.0.drive))
     });
-    let scale = Scale::of(&p.a.metric, rows.iter().flat_map(|(x, b)| [x.value, *b]));
+    let scale = Scale::of(
+        &p.a.metric,
+        rows.iter().flat_map(|(x, y)| [x.value, y.value]),
+    );
     // The workload without the value that differs (the data pattern is named in the legend).
     let workload = if p.dimension == "data" {
         p.a.workload.replace(&format!(", {la} data"), "")
@@ -574,10 +577,10 @@ fn pair_ctx(
         legend: (la.clone(), lb.clone()),
         pairs: rows
             .iter()
-            .map(|(x, b)| PairItem {
+            .map(|(x, y)| PairItem {
                 label: x.drive_name.clone(),
                 a: scale.at(x.value),
-                b: scale.at(*b),
+                b: scale.at(y.value),
                 highlight: highlight == Some(x.drive.as_str()),
             })
             .collect(),
@@ -588,18 +591,17 @@ fn pair_ctx(
     Ok(ChartCtx {
         pair_rows: rows
             .iter()
-            .map(|(x, b)| PairRow {
+            .map(|(x, y)| PairRow {
                 drive_name: x.drive_name.clone(),
-                // A firmware pair names both: the drive's firmware in the second variant.
-                firmware: match p.b.bars.iter().find(|y| y.drive == x.drive) {
-                    Some(y) if y.firmware != x.firmware => {
-                        format!("{} → {}", x.firmware, y.firmware)
-                    }
-                    _ => x.firmware.clone(),
+                // A firmware pair names both.
+                firmware: if y.firmware == x.firmware {
+                    x.firmware.clone()
+                } else {
+                    format!("{} → {}", x.firmware, y.firmware)
                 },
                 a: scale.show(x.value),
-                b: scale.show(*b),
-                difference: percent_change(x.value, *b),
+                b: scale.show(y.value),
+                difference: percent_change(x.value, y.value),
                 highlight: highlight == Some(x.drive.as_str()),
             })
             .collect(),
@@ -631,7 +633,7 @@ fn pair_draft(p: &Pair) -> String {
         .matched()
         .into_iter()
         .filter(|(x, _)| x.value > 0.0)
-        .map(|(x, b)| format!("the {} {}", x.drive_name, percent_change(x.value, b)))
+        .map(|(x, y)| format!("the {} {}", x.drive_name, percent_change(x.value, y.value)))
         .collect();
     format!("From {la} to {lb}: {}.", changes.join(", "))
 }
