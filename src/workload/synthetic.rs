@@ -18,7 +18,7 @@ pub struct SyntheticSource {
     next_seq: u64,
     cursor: u64,
     /// The next request, generated one ahead (the stream is the same).
-    ahead: Option<IoRequest>,
+    ahead: IoRequest,
 }
 
 impl SyntheticSource {
@@ -35,7 +35,7 @@ impl SyntheticSource {
                 (*s, acc)
             })
             .collect();
-        SyntheticSource {
+        let mut source = SyntheticSource {
             rng: stream(seed, "requests"),
             pattern: w.pattern,
             read_percent: w.operation.read_percent,
@@ -45,8 +45,15 @@ impl SyntheticSource {
             span,
             next_seq: 0,
             cursor: 0,
-            ahead: None,
-        }
+            ahead: IoRequest {
+                seq: 0,
+                op: Op::Read,
+                offset: 0,
+                len: 0,
+            },
+        };
+        source.ahead = source.generate();
+        source
     }
 
     fn generate(&mut self) -> IoRequest {
@@ -98,16 +105,12 @@ impl SyntheticSource {
 
 impl IoSource for SyntheticSource {
     fn next_request(&mut self) -> Option<IoRequest> {
-        let req = match self.ahead.take() {
-            Some(r) => r,
-            None => self.generate(),
-        };
-        self.ahead = Some(self.generate());
-        Some(req)
+        let next = self.generate();
+        Some(std::mem::replace(&mut self.ahead, next))
     }
 
     fn peek(&self) -> Option<&IoRequest> {
-        self.ahead.as_ref()
+        Some(&self.ahead)
     }
 
     fn max_len(&self) -> u32 {
