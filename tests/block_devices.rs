@@ -227,11 +227,17 @@ fn purge_discards_a_block_device() {
     assert_eq!(m["precondition"]["fill_bytes"], 16u64 << 20);
 }
 
-/// zram: a RAM-backed, compressing block device. Sized for the test and reset after it.
-struct Zram;
+/// zram: a RAM-backed, compressing block device. Sized for the test and reset after it;
+/// the tests that use it take turns (there is one `/dev/zram0`).
+struct Zram {
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+static ZRAM_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Zram {
     fn new(size: u64) -> Option<Zram> {
+        let turn = ZRAM_TURN.lock().unwrap_or_else(|e| e.into_inner());
         let current = fs::read_to_string("/sys/block/zram0/disksize").ok()?;
         if current.trim() != "0" {
             eprintln!("skipped: /dev/zram0 is in use");
@@ -241,7 +247,7 @@ impl Zram {
             eprintln!("skipped: cannot size /dev/zram0 (root needed)");
             return None;
         }
-        Some(Zram)
+        Some(Zram { _turn: turn })
     }
 }
 
@@ -298,4 +304,45 @@ fn replays_a_trace_on_a_block_device() {
     let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
     assert_eq!(m["outcome"]["replay"]["issued"], 6999);
     assert_eq!(m["target"]["kind"], "block_device");
+}
+
+/// The bytes zram holds (before compression): the first field of its `mm_stat`.
+fn zram_stored() -> u64 {
+    let stat = fs::read_to_string("/sys/block/zram0/mm_stat").unwrap();
+    stat.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_replayed_trim_discards_on_zram_with_both_engines() {
+    let Some(_zram) = Zram::new(64 << 20) else {
+        return;
+    };
+    // 1 MiB written, a flush, its first half trimmed.
+    let mut log = String::from("fio version 3 iolog\n0 t add\n0 t open\n");
+    for i in 0..256 {
+        log += &format!("0 t write {} 4096\n", i * 4096);
+    }
+    log += "1 t sync 0 0\n1 t trim 0 524288\n";
+    let lab = TestLab::new();
+    lab.write("traces/t.log", &log);
+    lab.write(
+        "suites/r.yaml",
+        "name: r\ntitle: R\ntests:\n  - {id: play, title: P, kind: replay, trace: traces/t.log, queue_depth: 4, span: full, metric: iops}\n",
+    );
+    drive(&lab, "zram", "/dev/zram0", "");
+    for engine in ["io_uring", "psync"] {
+        let out = lab.roundup(&["run", "--engine", engine]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        let m = lab.path().join("results/drive=zram/firmware=unknown/suite=r/test=play/variant=base/repeat=1/manifest.json");
+        let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
+        assert_eq!(m["engine"], engine);
+        let r = &m["outcome"]["replay"];
+        assert_eq!(
+            (&r["issued"], &r["trims"], &r["flushes"]),
+            (&256.into(), &1.into(), &1.into()),
+            "{r}"
+        );
+        // Only the half that was not trimmed is still stored.
+        assert_eq!(zram_stored(), 524288, "{engine}");
+    }
 }

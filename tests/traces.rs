@@ -6,7 +6,7 @@ mod common;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use common::{stderr, TestLab};
+use common::{read_parquet, stderr, TestLab};
 use roundup::trace::{import_file, stats, Format, ImportOptions, TraceOp};
 
 fn shared(name: &str) -> Option<PathBuf> {
@@ -252,6 +252,119 @@ fn replays_a_real_trace_on_a_simulated_drive_and_a_file() {
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r["iops"].as_f64().unwrap() > 0.0));
+}
+
+#[test]
+fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
+    // A fio log: 1 MiB written in 4 KiB writes, a flush, the first half trimmed, then every
+    // 4 KiB read back.
+    let mut log = String::from("fio version 3 iolog\n0 t add\n0 t open\n");
+    for i in 0..256 {
+        log += &format!("0 t write {} 4096\n", i * 4096);
+    }
+    log += "1 t sync 0 0\n1 t trim 0 524288\n";
+    for i in 0..256 {
+        log += &format!("2 t read {} 4096\n", i * 4096);
+    }
+    let lab = TestLab::new();
+    lab.write("traces/t.log", &log);
+    lab.write(
+        "suites/r.yaml",
+        &replay_suite(Path::new("traces/t.log"), ""),
+    );
+    lab.write(
+        "drives/ssd.yaml",
+        "id: ssd\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nfirmware: \"1\"\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  remap: true\n",
+    );
+    let disk = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/samsung-spinpoint-f1-1tb.yaml"),
+    )
+    .unwrap();
+    lab.write("drives/samsung-spinpoint-f1-1tb.yaml", &disk);
+    let file = lab.file_drive("scratch", "32MiB");
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (drive, fw) in [
+        ("ssd", "1"),
+        ("samsung-spinpoint-f1-1tb", "1AA01113"),
+        ("scratch", "unknown"),
+    ] {
+        let r = &manifest(&lab, drive, fw)["outcome"]["replay"];
+        assert_eq!(
+            (&r["issued"], &r["trims"], &r["flushes"]),
+            (&512.into(), &1.into(), &1.into()),
+            "{drive}: {r}"
+        );
+    }
+    // The simulated SSD reads a trimmed page without touching its NAND.
+    let samples = read_parquet(&lab.path().join(
+        "results/drive=ssd/firmware=1/suite=r/test=play/variant=base/repeat=1/samples.parquet",
+    ));
+    let ops = samples
+        .column("op")
+        .unwrap()
+        .cast(&polars::prelude::DataType::String)
+        .unwrap();
+    let ops = ops.str().unwrap();
+    let offsets = samples.column("offset").unwrap().u64().unwrap();
+    let lat = samples.column("latency_ns").unwrap().u64().unwrap();
+    let (mut trimmed, mut kept) = (Vec::new(), Vec::new());
+    for i in 0..samples.height() {
+        if ops.get(i) == Some("read") {
+            let l = lat.get(i).unwrap() as f64;
+            if offsets.get(i).unwrap() < 524288 {
+                trimmed.push(l);
+            } else {
+                kept.push(l);
+            }
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert_eq!((trimmed.len(), kept.len()), (128, 128));
+    assert!(
+        mean(&trimmed) * 2.0 < mean(&kept),
+        "reads of trimmed pages {:.0} ns, of written ones {:.0} ns",
+        mean(&trimmed),
+        mean(&kept)
+    );
+    // The file's first half is a hole again.
+    use std::os::unix::fs::MetadataExt;
+    let allocated = std::fs::metadata(&file).unwrap().blocks() * 512;
+    assert!(
+        allocated <= (32 << 20) - 524288,
+        "{allocated} bytes allocated"
+    );
+}
+
+#[test]
+fn a_timed_trim_waits_for_the_queue_to_drain_and_its_lateness_is_recorded() {
+    // Eight 128 KiB writes due at once, a trim due 1 ms later, a read due at 1 s.
+    let mut log = String::from("fio version 3 iolog\n0 t add\n0 t open\n");
+    for i in 0..8 {
+        log += &format!("0 t write {} 131072\n", i * 131072);
+    }
+    log += "1 t trim 0 1048576\n1000 t read 0 4096\n";
+    let lab = TestLab::new();
+    lab.write("traces/t.log", &log);
+    lab.write(
+        "suites/r.yaml",
+        &replay_suite(Path::new("traces/t.log"), ", mode: timed, time_scale: 1"),
+    );
+    // One unit: a write of 128 KiB is 32 stripes of 200 µs plus 102 µs at 40 MB/s, 9.7 ms,
+    // and the eight take 78 ms, the last four issued as the first four complete (the
+    // last 39 ms late), so the trim is reached with four writes in flight.
+    lab.sim_drive("slow", "Slow", "1", 1);
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m = manifest(&lab, "slow", "1");
+    let r = &m["outcome"]["replay"];
+    assert_eq!((&r["issued"], &r["trims"]), (&9.into(), &1.into()), "{r}");
+    // The trim goes once the writes are done, 77 ms after its time: the latest issue (not
+    // held until the read's deadline, which would leave the writes' 39 ms the latest).
+    let lag = r["lag_max_us"].as_f64().unwrap();
+    assert!((70_000.0..85_000.0).contains(&lag), "{lag} µs");
+    let end_s = m["outcome"]["end_ns"].as_f64().unwrap() / 1e9;
+    assert!((1.0..1.01).contains(&end_s), "{end_s} s");
 }
 
 #[test]

@@ -13,8 +13,8 @@ use crate::suite::{Length, Workload};
 use crate::target::{AlignedBuf, Completion, EngineChoice, IoQueue, Target};
 use crate::trace::Trace;
 use crate::workload::{
-    compressed_fraction, DataFiller, IoRequest, IoSource, Op, ReplayReport, SyntheticSource,
-    TraceSource,
+    compressed_fraction, Command, DataFiller, IoRequest, IoSource, Op, ReplayReport,
+    SyntheticSource, TraceSource,
 };
 
 /// One measured I/O.
@@ -273,6 +273,13 @@ pub fn run<'s>(
     Ok((out, engine_used))
 }
 
+/// Adds a timed replay's issue `lag` (ns behind its deadline) to the loop's sums.
+fn note_lag(r: &mut LoopResult, lag: u64) {
+    r.lag_sum_ns += lag;
+    r.lag_max_ns = r.lag_max_ns.max(lag);
+    r.late += (lag > 1_000_000) as u64;
+}
+
 /// What every loop of a job shares.
 struct LoopContext<'a> {
     depth: u32,
@@ -324,6 +331,8 @@ fn run_loop(
     let mut outstanding = 0u32;
     let mut issuing = true;
     let mut since_tick = 0u64;
+    // A trim or flush from the source (and its deadline), waiting for the queue to drain.
+    let mut held: Option<(Command, Option<u64>)> = None;
     let mut writes = 0u64;
     let mut probes = 0u32;
     loop {
@@ -345,20 +354,35 @@ fn run_loop(
                 issuing = false;
                 break;
             }
-            let due = source.next_deadline();
+            let due = match held {
+                Some((_, due)) => due,
+                None => source.next_deadline(),
+            };
             if due.is_some_and(|d| now < d) {
                 waiting = due;
                 break;
+            }
+            if held.is_none() {
+                held = source.next_command().map(|cmd| (cmd, due));
+            }
+            if let Some((cmd, due)) = held {
+                // Not a queued command: the queue drains first.
+                if outstanding > 0 {
+                    break;
+                }
+                if let Some(d) = due {
+                    note_lag(&mut r, now - d);
+                }
+                queue.command(cmd)?;
+                held = None;
+                continue;
             }
             let Some(req) = source.next_request() else {
                 issuing = false;
                 break;
             };
             if let Some(d) = due {
-                let lag = now - d;
-                r.lag_sum_ns += lag;
-                r.lag_max_ns = r.lag_max_ns.max(lag);
-                r.late += (lag > 1_000_000) as u64;
+                note_lag(&mut r, now - d);
             }
             let (slot, mut buf) = free
                 .pop()
@@ -453,7 +477,8 @@ fn run_loop(
             .as_ref()
             .is_some_and(|s| s.mode == crate::suite::ReplayMode::Timed)
         {
-            rep.lag_mean_us = r.lag_sum_ns as f64 / rep.issued.max(1) as f64 / 1e3;
+            rep.lag_mean_us =
+                r.lag_sum_ns as f64 / (rep.issued + rep.trims + rep.flushes).max(1) as f64 / 1e3;
             rep.lag_max_us = r.lag_max_ns as f64 / 1e3;
             rep.late_issues = r.late;
         }

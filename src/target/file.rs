@@ -17,7 +17,7 @@ use super::{
 use crate::drive::PathTarget;
 use crate::error::{Error, Result};
 use crate::suite::DataKind;
-use crate::workload::{DataFiller, IoRequest, Op};
+use crate::workload::{Command, DataFiller, IoRequest, Op};
 
 /// The sidecar that marks a file as created by roundup (so it may be written and removed).
 pub fn marker_path(path: &Path) -> PathBuf {
@@ -207,32 +207,12 @@ impl Target for FileTarget {
     }
 
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
-        use std::os::fd::AsRawFd;
-        let fd = self.file.as_raw_fd();
-        let name = self.info.path.clone().unwrap_or_default();
-        let rc = if self.info.kind == TargetKind::BlockDevice {
-            const BLKDISCARD: libc::c_ulong = 0x1277;
-            let range: [u64; 2] = [offset, len];
-            // SAFETY: BLKDISCARD reads two u64 (start, length) from the pointer.
-            unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) }
-        } else {
-            // SAFETY: plain system call on an open descriptor.
-            unsafe {
-                libc::fallocate(
-                    fd,
-                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                    offset as i64,
-                    len as i64,
-                )
-            }
-        };
-        if rc != 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(Error::Target(format!(
+        discard_range(&self.file, offset, len).map_err(|e| {
+            let name = self.info.path.clone().unwrap_or_default();
+            Error::Target(format!(
                 "{name}: cannot discard (purge) {len} bytes at {offset}: {e}"
-            )));
-        }
-        Ok(())
+            ))
+        })
     }
 
     fn queues(
@@ -266,10 +246,56 @@ impl Target for FileTarget {
     }
 }
 
+/// Discards `len` bytes from `offset` of `file`: BLKDISCARD on a block device, a punched
+/// hole in a regular file.
+fn discard_range(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    let rc = if file.metadata()?.file_type().is_block_device() {
+        const BLKDISCARD: libc::c_ulong = 0x1277;
+        let range: [u64; 2] = [offset, len];
+        // SAFETY: BLKDISCARD reads two u64 (start, length) from the pointer.
+        unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) }
+    } else {
+        // SAFETY: plain system call on an open descriptor.
+        unsafe {
+            libc::fallocate(
+                fd,
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset as i64,
+                len as i64,
+            )
+        }
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Runs `cmd` on `file` with nothing in flight: a discard, or `fdatasync` for a flush
+/// (on a block device the kernel sends the drive FLUSH CACHE). A drive or file system
+/// that cannot discard (EOPNOTSUPP) takes a trim as doing nothing, as a disk does.
+pub(super) fn run_command(file: &File, name: &str, cmd: Command) -> Result<()> {
+    match cmd {
+        Command::Trim { offset, len } => match discard_range(file, offset, len) {
+            Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(()),
+            r => r.map_err(|e| {
+                Error::Target(format!("{name}: cannot trim {len} bytes at {offset}: {e}"))
+            }),
+        },
+        Command::Flush => file
+            .sync_data()
+            .map_err(|e| Error::Target(format!("{name}: cannot flush: {e}"))),
+    }
+}
+
 type Work = (u32, IoRequest, AlignedBuf);
 
 /// One worker thread per slot, each doing blocking pread/pwrite.
 struct PsyncQueue {
+    file: Arc<File>,
+    name: String,
     origin: Instant,
     senders: Vec<Sender<Work>>,
     done: Receiver<Completion>,
@@ -317,6 +343,8 @@ impl PsyncQueue {
             senders.push(tx);
         }
         PsyncQueue {
+            file,
+            name,
             origin,
             senders,
             done,
@@ -368,6 +396,10 @@ impl IoQueue for PsyncQueue {
             out.push(c);
         }
         Ok(())
+    }
+
+    fn command(&mut self, cmd: Command) -> Result<()> {
+        run_command(&self.file, &self.name, cmd)
     }
 }
 

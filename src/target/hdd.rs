@@ -17,7 +17,7 @@ use super::virtual_queue::{one_queue, take_done, Done};
 use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, HddSpec};
 use crate::error::{Error, Result};
-use crate::workload::{IoRequest, Op};
+use crate::workload::{Command, IoRequest, Op};
 
 /// How long the head must be idle before it destages the write cache in the background.
 const DESTAGE_AFTER_IDLE: u64 = 5_000_000;
@@ -424,6 +424,19 @@ impl IoQueue for HddQueue<'_> {
         };
         self.sim.clock = self.sim.clock.max(t);
         self.inflight -= take_done(&mut self.sim.done, &mut self.bufs, self.origin, t, out)?;
+        Ok(())
+    }
+
+    /// A disk has nothing to trim (the kernel sends it no discards); a flush waits until
+    /// the write-back cache is on the platters.
+    fn command(&mut self, cmd: Command) -> Result<()> {
+        if self.inflight > 0 {
+            return Err(Error::Target("a trim or flush with I/O in flight".into()));
+        }
+        if cmd == Command::Flush {
+            while !self.sim.dirty.is_empty() && self.sim.step(u64::MAX) {}
+            self.sim.clock = self.sim.clock.max(self.sim.head_free);
+        }
         Ok(())
     }
 }

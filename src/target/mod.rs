@@ -25,7 +25,7 @@ use crate::drive::{DriveSpec, TargetSpec};
 use crate::error::{Error, Result};
 use crate::suite::Workload;
 use crate::units::SizeLabel;
-use crate::workload::IoRequest;
+use crate::workload::{Command, IoRequest};
 
 /// What kind of thing a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,6 +154,9 @@ pub trait IoQueue {
     /// A hint that `req` comes soon: a simulated drive starts fetching the state it will
     /// touch. Changes no result.
     fn prefetch(&self, _req: &IoRequest) {}
+    /// Runs a trim or flush with nothing in flight and returns when it is done (a
+    /// simulated queue's clock moves on by the time the drive takes).
+    fn command(&mut self, cmd: Command) -> Result<()>;
 }
 
 /// A drive roundup can run jobs on.

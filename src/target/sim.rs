@@ -15,7 +15,7 @@ use super::{EngineChoice, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, SimSpec};
 use crate::error::{Error, Result};
 use crate::suite::Workload;
-use crate::workload::{IoRequest, Op};
+use crate::workload::{Command, IoRequest, Op};
 
 /// A simulated drive of the `simple` model.
 pub struct SimpleSim {
@@ -191,6 +191,13 @@ impl Reserving for SimpleSim {
     }
     fn serve(&mut self, now: u64, req: &IoRequest, _data: Option<&[u8]>) -> Result<u64> {
         Ok(SimpleSim::serve(self, now, req))
+    }
+    /// The command crosses the link; the model keeps no mapping to trim and completes a
+    /// write only once it is done, so a flush has nothing to wait for.
+    fn command(&mut self, now: u64, _cmd: Command) -> Result<u64> {
+        let done = now.max(self.link_out_busy) + self.p.command;
+        self.link_out_busy = done;
+        Ok(done)
     }
     fn wants_data(&self) -> bool {
         false

@@ -25,7 +25,7 @@ use super::virtual_queue::{reserving_queues, Reserving};
 use super::{EngineChoice, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, FtlKind, GcMode, GcPolicy, SsdSpec};
 use crate::error::{Error, Result};
-use crate::workload::{IoRequest, Op};
+use crate::workload::{Command, IoRequest, Op};
 
 /// Fixed parameters, resolved from the drive file and its firmware.
 #[derive(Debug, Clone, Copy)]
@@ -991,7 +991,8 @@ impl SsdSim {
             }
             Ftl::Block(f) => {
                 let span = p.pages_per_block * p.dies as u64;
-                let (a, b) = (first / span, end / span);
+                // Only a logical block the range covers whole loses its log block.
+                let (a, b) = (first.div_ceil(span), end / span);
                 f.logs.retain(|lbn, _| *lbn < a || *lbn >= b);
                 f.cache.retain(|lpn| *lpn < first || *lpn >= end);
                 for lpn in first..end {
@@ -1351,6 +1352,30 @@ impl Target for SsdSim {
 }
 
 impl SsdSim {
+    /// A trim or flush at `now` with nothing in flight; returns when it is done. The
+    /// command crosses the link and waits for the controller. A trim drops the mapping of
+    /// the whole pages in its range (no NAND work: their space comes back as their blocks
+    /// are collected); a flush waits until everything the drive has accepted is on NAND,
+    /// as [`SsdSim::settle`] does.
+    pub(super) fn command(&mut self, now: u64, cmd: Command) -> u64 {
+        let arrived = now.max(self.link_out) + self.p.command;
+        self.link_out = arrived;
+        let at = arrived.max(self.ctrl);
+        self.ctrl = at;
+        match cmd {
+            Command::Trim { offset, len } => {
+                self.ahead.clear();
+                self.discard(offset, len);
+                at
+            }
+            Command::Flush => {
+                self.clock = self.clock.max(at);
+                self.settle();
+                self.clock
+            }
+        }
+    }
+
     /// Leaves the drive idle until everything it has accepted is on NAND (as a benchmark's
     /// pause between tests does), so one test's backlog does not stall the next one's first
     /// I/Os; a block-mapped controller writes out its cache. Data waiting for the rest of
@@ -1387,6 +1412,9 @@ impl Reserving for SsdSim {
     }
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<&[u8]>) -> Result<u64> {
         SsdSim::serve(self, now, req, data)
+    }
+    fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
+        Ok(SsdSim::command(self, now, cmd))
     }
     fn wants_data(&self) -> bool {
         self.p.compression

@@ -9,7 +9,7 @@ use super::virtual_queue::{reserving_queues, Reserving};
 use super::{EngineChoice, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, SsdSpec};
 use crate::error::{Error, Result};
-use crate::workload::{IoRequest, Op};
+use crate::workload::{Command, IoRequest, Op};
 
 /// Controllers in RAID 0 behind one link.
 pub struct StripedSsd {
@@ -72,6 +72,21 @@ impl StripedSsd {
         pieces(self.stripe, self.members.len() as u64, offset, len)
     }
 
+    /// Each controller's part of `[offset, offset + len)`: (controller, start, length), one
+    /// run of its own space each, as a range of the drive covers consecutive stripes on
+    /// each.
+    fn runs(&self, offset: u64, len: u64) -> Vec<(usize, u64, u64)> {
+        let mut runs: Vec<Option<(u64, u64)>> = vec![None; self.members.len()];
+        for (m, at, _, take) in self.pieces(offset, len) {
+            let run = runs[m].get_or_insert((at, at));
+            run.1 = at + take;
+        }
+        runs.into_iter()
+            .enumerate()
+            .filter_map(|(m, run)| run.map(|(start, end)| (m, start, end - start)))
+            .collect()
+    }
+
     /// Every controller left idle until what it accepted is on NAND; the drive's clock
     /// after that.
     fn settle(&mut self) {
@@ -120,18 +135,10 @@ impl Target for StripedSsd {
         self.members[0].needs_data()
     }
 
-    /// Each controller discards its part of the range: one run of its own space, as a
-    /// range of the drive covers consecutive stripes on each.
+    /// Each controller discards its part of the range.
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
-        let mut runs: Vec<Option<(u64, u64)>> = vec![None; self.members.len()];
-        for (m, at, _, take) in self.pieces(offset, len) {
-            let run = runs[m].get_or_insert((at, at));
-            run.1 = at + take;
-        }
-        for (m, run) in runs.into_iter().enumerate() {
-            if let Some((start, end)) = run {
-                self.members[m].trim(start, end - start)?;
-            }
+        for (m, start, len) in self.runs(offset, len) {
+            self.members[m].trim(start, len)?;
         }
         Ok(())
     }
@@ -160,6 +167,27 @@ impl Reserving for StripedSsd {
     /// to its controller (over that controller's own link) as its first bytes arrive. A
     /// read's data goes back over the host link as the pieces come in, ending no earlier
     /// than the last.
+    /// The command crosses the host link; a trim goes to each controller's part of the
+    /// range, a flush to every controller, and it is done when the last one is.
+    fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
+        let at = now.max(self.link_out) + self.command;
+        self.link_out = at;
+        let mut done = at;
+        match cmd {
+            Command::Trim { offset, len } => {
+                for (m, offset, len) in self.runs(offset, len) {
+                    done = done.max(self.members[m].command(at, Command::Trim { offset, len }));
+                }
+            }
+            Command::Flush => {
+                for m in &mut self.members {
+                    done = done.max(m.command(at, Command::Flush));
+                }
+            }
+        }
+        Ok(done)
+    }
+
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<&[u8]>) -> Result<u64> {
         let len = req.len as u64;
         let write = req.op == Op::Write;

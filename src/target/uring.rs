@@ -9,9 +9,10 @@ use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
 
+use super::file::run_command;
 use super::{AlignedBuf, Completion, IoQueue};
 use crate::error::{Error, Result};
-use crate::workload::{IoRequest, Op};
+use crate::workload::{Command, IoRequest, Op};
 
 /// The engine sleeps until this share (1/N) of the I/Os in flight have completed (at least
 /// one): 8 at QD32, 1 below QD8.
@@ -162,6 +163,12 @@ impl IoQueue for UringQueue {
             self.drain(done_ns, out)?;
         }
         Ok(())
+    }
+
+    fn command(&mut self, cmd: Command) -> Result<()> {
+        // Nothing is in flight (the engine drained the ring), so a plain system call is
+        // what an io_uring op would be.
+        run_command(&self.file, &self.name, cmd)
     }
 }
 

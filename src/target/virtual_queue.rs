@@ -5,7 +5,7 @@
 
 use super::{AlignedBuf, Completion, IoQueue};
 use crate::error::{Error, Result};
-use crate::workload::{IoRequest, Op};
+use crate::workload::{Command, IoRequest, Op};
 
 /// The completions not yet reaped, taken in (time, request sequence) order. A queue holds at
 /// most its depth, so a scan for the earliest costs less than keeping a heap.
@@ -46,6 +46,9 @@ pub(super) trait Reserving: Send {
     /// Models `req` issued at `now` (with its data, for a drive that looks at it); returns
     /// when it completes.
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<&[u8]>) -> Result<u64>;
+    /// Models a trim or flush issued at `now` with nothing in flight; returns when it is
+    /// done.
+    fn command(&mut self, now: u64, cmd: Command) -> Result<u64>;
     /// Whether the model looks at write data.
     fn wants_data(&self) -> bool;
     /// The engine name recorded in manifests.
@@ -163,6 +166,16 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
         };
         self.sim.advance_to(t);
         take_done(&mut self.pending, &mut self.bufs, self.origin, t, out)?;
+        Ok(())
+    }
+
+    fn command(&mut self, cmd: Command) -> Result<()> {
+        if self.pending.next_time().is_some() {
+            return Err(Error::Target("a trim or flush with I/O in flight".into()));
+        }
+        let now = self.sim.clock();
+        let done = self.sim.command(now, cmd)?;
+        self.sim.advance_to(done);
         Ok(())
     }
 }

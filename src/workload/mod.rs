@@ -50,10 +50,32 @@ pub struct IoRequest {
     pub len: u32,
 }
 
-/// A stream of requests: the synthetic generator, and later trace playback.
+/// A command a trace plays between its requests. The engine issues it with nothing else in
+/// flight, as SATA drives of the era took them: TRIM (DATA SET MANAGEMENT) and FLUSH CACHE
+/// are not queued commands, so the host drains the queue first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// Discard `len` bytes from `offset`.
+    Trim {
+        /// Byte offset on the target.
+        offset: u64,
+        /// Length in bytes.
+        len: u64,
+    },
+    /// Write everything the drive has accepted to stable media.
+    Flush,
+}
+
+/// A stream of requests: the synthetic generator, and trace playback.
 pub trait IoSource {
-    /// The next request, or `None` when the source is exhausted.
+    /// The next request, or `None` when the source is exhausted. A source with commands
+    /// gives them through [`IoSource::next_command`] first.
     fn next_request(&mut self) -> Option<IoRequest>;
+    /// Takes the command that comes before the next request, if one does (the engine asks
+    /// before every request).
+    fn next_command(&mut self) -> Option<Command> {
+        None
+    }
     /// The largest request this source can produce (sizes the I/O buffers).
     fn max_len(&self) -> u32;
     /// The most I/Os in flight before the next request may issue (a trace's recorded queue

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{IoRequest, IoSource, Op};
+use super::{Command, IoRequest, IoSource, Op};
 use crate::suite::{Remap, ReplayMode, ReplaySpec};
 use crate::trace::{TraceOp, TraceRequest};
 
@@ -15,10 +15,13 @@ pub struct ReplayReport {
     pub issued: u64,
     /// Requests whose offset lay beyond the span and were remapped into it.
     pub remapped: u64,
-    /// Requests whose offset or length was widened to the target's logical block.
+    /// Requests whose offset or length was moved to the target's logical block (widened
+    /// for a read or write, narrowed for a trim; a trim of less than a block is dropped).
     pub aligned: u64,
-    /// Trims and flushes passed over (not replayed).
-    pub passed_over: u64,
+    /// Trims issued (each with nothing else in flight).
+    pub trims: u64,
+    /// Flushes issued (each with nothing else in flight).
+    pub flushes: u64,
     /// Timed mode: mean lateness of issues behind their deadlines (µs).
     pub lag_mean_us: f64,
     /// Timed mode: the latest issue behind its deadline (µs).
@@ -89,9 +92,30 @@ impl<'t> TraceSource<'t> {
             .iter()
             .find(|r| matches!(r.op, TraceOp::Read | TraceOp::Write))
     }
+
+    /// Where a range of the trace lands on the span: `offset` (a multiple of the block)
+    /// moved into the span as the test says if the range does not fit, and `len` cut to
+    /// what is left of the span.
+    fn place(&mut self, offset: u64, len: u64) -> (u64, u64) {
+        let b = self.block;
+        let len = len.min(self.span / b * b);
+        if offset + len <= self.span {
+            return (offset, len);
+        }
+        self.report.remapped += 1;
+        let room = self.span - len;
+        let offset = match self.remap {
+            Remap::Modulo => offset % (room + b),
+            Remap::Scale => ((offset as f64 * self.scale) as u64).min(room),
+        } / b
+            * b;
+        (offset, len)
+    }
 }
 
 impl IoSource for TraceSource<'_> {
+    /// The next read or write; a caller that does not take commands first
+    /// ([`IoSource::next_command`]) plays the trace without them.
     fn next_request(&mut self) -> Option<IoRequest> {
         loop {
             let r = *self.requests.get(self.pos)?;
@@ -99,10 +123,7 @@ impl IoSource for TraceSource<'_> {
             let op = match r.op {
                 TraceOp::Read => Op::Read,
                 TraceOp::Write => Op::Write,
-                TraceOp::Trim | TraceOp::Flush => {
-                    self.report.passed_over += 1;
-                    continue;
-                }
+                TraceOp::Trim | TraceOp::Flush => continue,
             };
             let b = self.block;
             let start = r.offset / b * b;
@@ -110,17 +131,7 @@ impl IoSource for TraceSource<'_> {
             if start != r.offset || end != r.offset + r.len as u64 {
                 self.report.aligned += 1;
             }
-            let len = (end - start).min(self.max_len as u64);
-            let mut offset = start;
-            if offset + len > self.span {
-                self.report.remapped += 1;
-                let room = self.span - len;
-                offset = match self.remap {
-                    Remap::Modulo => offset % (room + b),
-                    Remap::Scale => ((offset as f64 * self.scale) as u64).min(room),
-                } / b
-                    * b;
-            }
+            let (offset, len) = self.place(start, (end - start).min(self.max_len as u64));
             let seq = self.next_seq;
             self.next_seq += 1;
             self.report.issued += 1;
@@ -130,6 +141,36 @@ impl IoSource for TraceSource<'_> {
                 offset,
                 len: len as u32,
             });
+        }
+    }
+
+    fn next_command(&mut self) -> Option<Command> {
+        loop {
+            let r = *self.requests.get(self.pos)?;
+            match r.op {
+                TraceOp::Read | TraceOp::Write => return None,
+                TraceOp::Flush => {
+                    self.pos += 1;
+                    self.report.flushes += 1;
+                    return Some(Command::Flush);
+                }
+                TraceOp::Trim => {
+                    self.pos += 1;
+                    // Only whole blocks can be discarded: the range narrows to them.
+                    let b = self.block;
+                    let start = r.offset.div_ceil(b) * b;
+                    let end = (r.offset + r.len as u64) / b * b;
+                    if start != r.offset || end != r.offset + r.len as u64 {
+                        self.report.aligned += 1;
+                    }
+                    if end <= start {
+                        continue;
+                    }
+                    let (offset, len) = self.place(start, end - start);
+                    self.report.trims += 1;
+                    return Some(Command::Trim { offset, len });
+                }
+            }
         }
     }
 
@@ -144,7 +185,8 @@ impl IoSource for TraceSource<'_> {
     fn next_deadline(&self) -> Option<u64> {
         match self.mode {
             ReplayMode::Timed => self
-                .next_data()
+                .requests
+                .get(self.pos)
                 .map(|r| (r.time_ns as f64 / self.time_scale) as u64),
             ReplayMode::AsFastAsPossible => None,
         }
@@ -185,23 +227,37 @@ mod tests {
     }
 
     #[test]
-    fn aligns_remaps_and_passes_over_trims() {
+    fn aligns_remaps_and_gives_trims_and_flushes_in_their_place() {
         let reqs = [
-            tr(0, TraceOp::Write, 1000, 2560, Some(3)),  // unaligned
-            tr(10, TraceOp::Trim, 0, 4096, None),        // passed over
+            tr(0, TraceOp::Write, 1000, 2560, Some(3)), // unaligned
+            tr(10, TraceOp::Trim, 100, 8192, None),     // narrowed to 512..8192
+            tr(12, TraceOp::Trim, 600, 100, None),      // under a block: dropped
+            tr(14, TraceOp::Flush, 0, 0, None),
             tr(20, TraceOp::Read, 10 << 20, 4096, None), // beyond an 8 MiB span
             tr(30, TraceOp::Read, 4096, 4096, None),
+            tr(40, TraceOp::Trim, 6 << 20, 4 << 20, None), // runs past the span's end
         ];
         let mut s = TraceSource::new(&reqs, &spec(ReplayMode::Timed, Remap::Modulo), 8 << 20, 512);
         assert_eq!(s.depth_limit(), Some(3));
         assert_eq!(s.next_deadline(), Some(0));
+        assert_eq!(s.next_command(), None, "a write comes first");
         let a = s.next_request().unwrap();
         assert_eq!((a.op, a.offset, a.len), (Op::Write, 512, 3072));
+        assert_eq!(s.next_deadline(), Some(5), "the trim's time, halved");
         assert_eq!(
-            s.next_deadline(),
-            Some(10),
-            "the trim is passed over: the next deadline is the read's, halved"
+            s.next_command(),
+            Some(Command::Trim {
+                offset: 512,
+                len: 7680
+            })
         );
+        assert_eq!(
+            s.next_command(),
+            Some(Command::Flush),
+            "the trim of less than a block is dropped"
+        );
+        assert_eq!(s.next_command(), None);
+        assert_eq!(s.next_deadline(), Some(10));
         let b = s.next_request().unwrap();
         assert_eq!(
             (b.offset, b.len),
@@ -210,12 +266,39 @@ mod tests {
         assert!(b.offset + b.len as u64 <= 8 << 20);
         let c = s.next_request().unwrap();
         assert_eq!(c.offset, 4096);
+        assert_eq!(s.next_deadline(), Some(20));
+        match s.next_command() {
+            Some(Command::Trim { offset, len }) => {
+                assert_eq!(len, 4 << 20);
+                assert!(offset + len <= 8 << 20 && offset % 512 == 0, "{offset}");
+            }
+            other => panic!("expected the last trim, found {other:?}"),
+        }
+        assert_eq!(s.next_command(), None);
         assert!(s.next_request().is_none());
         let r = s.report();
         assert_eq!(
-            (r.issued, r.aligned, r.remapped, r.passed_over),
-            (3, 1, 1, 1)
+            (r.issued, r.aligned, r.remapped, r.trims, r.flushes),
+            (3, 3, 2, 2, 1)
         );
+    }
+
+    #[test]
+    fn a_caller_without_commands_plays_the_requests_alone() {
+        let reqs = [
+            tr(0, TraceOp::Trim, 0, 4096, None),
+            tr(1, TraceOp::Read, 0, 4096, None),
+            tr(2, TraceOp::Flush, 0, 0, None),
+        ];
+        let mut s = TraceSource::new(
+            &reqs,
+            &spec(ReplayMode::AsFastAsPossible, Remap::Modulo),
+            8 << 20,
+            512,
+        );
+        assert_eq!(s.next_request().map(|r| r.op), Some(Op::Read));
+        assert!(s.next_request().is_none());
+        assert_eq!((s.report().trims, s.report().flushes), (0, 0));
     }
 
     #[test]
