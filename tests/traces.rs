@@ -226,6 +226,37 @@ fn manifest(lab: &TestLab, drive: &str, fw: &str) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
 }
 
+/// One sample of a replay job.
+struct Played {
+    read: bool,
+    offset: u64,
+    submit_ns: u64,
+    latency_ns: u64,
+}
+
+/// The samples of the replay job of `drive`.
+fn replay_samples(lab: &TestLab, drive: &str, fw: &str) -> Vec<Played> {
+    let df = read_parquet(&lab.path().join(format!(
+        "results/drive={drive}/firmware={fw}/suite=r/test=play/variant=base/repeat=1/samples.parquet"
+    )));
+    let ops = df
+        .column("op")
+        .unwrap()
+        .cast(&polars::prelude::DataType::String)
+        .unwrap();
+    let ops = ops.str().unwrap();
+    let u64s = |name: &str| df.column(name).unwrap().u64().unwrap().clone();
+    let (offsets, submits, lats) = (u64s("offset"), u64s("submit_ns"), u64s("latency_ns"));
+    (0..df.height())
+        .map(|i| Played {
+            read: ops.get(i) == Some("read"),
+            offset: offsets.get(i).unwrap(),
+            submit_ns: submits.get(i).unwrap(),
+            latency_ns: lats.get(i).unwrap(),
+        })
+        .collect()
+}
+
 #[test]
 fn replays_a_real_trace_on_a_simulated_drive_and_a_file() {
     let Some(p) = shared("mqsim-tpcc-small.trace") else {
@@ -297,26 +328,13 @@ fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
         );
     }
     // The simulated SSD reads a trimmed page without touching its NAND.
-    let samples = read_parquet(&lab.path().join(
-        "results/drive=ssd/firmware=1/suite=r/test=play/variant=base/repeat=1/samples.parquet",
-    ));
-    let ops = samples
-        .column("op")
-        .unwrap()
-        .cast(&polars::prelude::DataType::String)
-        .unwrap();
-    let ops = ops.str().unwrap();
-    let offsets = samples.column("offset").unwrap().u64().unwrap();
-    let lat = samples.column("latency_ns").unwrap().u64().unwrap();
+    let samples = replay_samples(&lab, "ssd", "1");
     let (mut trimmed, mut kept) = (Vec::new(), Vec::new());
-    for i in 0..samples.height() {
-        if ops.get(i) == Some("read") {
-            let l = lat.get(i).unwrap() as f64;
-            if offsets.get(i).unwrap() < 524288 {
-                trimmed.push(l);
-            } else {
-                kept.push(l);
-            }
+    for s in samples.iter().filter(|s| s.read) {
+        if s.offset < 524288 {
+            trimmed.push(s.latency_ns as f64);
+        } else {
+            kept.push(s.latency_ns as f64);
         }
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -327,6 +345,16 @@ fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
         mean(&trimmed),
         mean(&kept)
     );
+    // The simulated disk writes its cache out at the flush: the reads start only then.
+    let samples = replay_samples(&lab, "samsung-spinpoint-f1-1tb", "1AA01113");
+    let written = samples
+        .iter()
+        .filter(|s| !s.read)
+        .map(|s| s.submit_ns + s.latency_ns)
+        .max();
+    let first_read = samples.iter().filter(|s| s.read).map(|s| s.submit_ns).min();
+    let gap = first_read.unwrap() - written.unwrap();
+    assert!(gap > 5_000_000, "the flush took {gap} ns");
     // The file's first half is a hole again.
     use std::os::unix::fs::MetadataExt;
     let allocated = std::fs::metadata(&file).unwrap().blocks() * 512;
