@@ -333,6 +333,25 @@ pub struct Precondition {
     pub fill: u32,
 }
 
+impl Precondition {
+    /// What was done to the span before the test, for labels: `, trimmed first`,
+    /// `, written twice first`; empty when nothing was.
+    pub fn label(&self) -> String {
+        let fill = match self.fill {
+            0 => String::new(),
+            1 => "written once".into(),
+            2 => "written twice".into(),
+            n => format!("written {n} times"),
+        };
+        match (self.purge, fill.is_empty()) {
+            (false, true) => String::new(),
+            (true, true) => ", trimmed first".into(),
+            (false, false) => format!(", {fill} first"),
+            (true, false) => format!(", trimmed and {fill} first"),
+        }
+    }
+}
+
 /// SNIA PTS steady state: rounds of the test until, over the last `window` rounds, the
 /// tracked figure's range is within 20% of its average and the best-fit line's excursion
 /// within 10%, or `max_rounds` have run.
@@ -865,12 +884,13 @@ impl Workload {
             String::new()
         };
         let mut s = format!(
-            "{} {} {}, QD{}{threads}, {}, {}",
+            "{} {} {}, QD{}{threads}, {}{}, {}",
             self.block_size.label(),
             pattern,
             self.operation.label(),
             self.queue_depth,
             self.span.label(),
+            self.precondition.label(),
             self.length.label()
         );
         if self.operation.writes() {
@@ -1121,6 +1141,34 @@ mod tests {
     use std::path::Path;
 
     const SUITE: &str = "name: t\ntitle: T\ntests:\n  - id: rw\n    title: RW\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 3m\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n      align: [512B, 4KiB]\n";
+
+    #[test]
+    fn a_subtitle_says_what_was_done_to_the_span_first() {
+        let with = |pre: &str| {
+            let text = SUITE.replace(
+                "    metric: mb_per_s\n",
+                &format!("    metric: mb_per_s\n    precondition: {pre}\n"),
+            );
+            let s: Suite = from_yaml(Path::new("t.yaml"), &text).unwrap();
+            s.tests[0].expand()[0].1.describe()
+        };
+        assert_eq!(
+            with("{}"),
+            "4 KiB random write, QD3, 8 GiB span, 3 min, compressible data"
+        );
+        assert_eq!(
+            with("{purge: true}"),
+            "4 KiB random write, QD3, 8 GiB span, trimmed first, 3 min, compressible data"
+        );
+        assert_eq!(
+            with("{fill: 1}"),
+            "4 KiB random write, QD3, 8 GiB span, written once first, 3 min, compressible data"
+        );
+        assert_eq!(
+            with("{purge: true, fill: 2}"),
+            "4 KiB random write, QD3, 8 GiB span, trimmed and written twice first, 3 min, compressible data"
+        );
+    }
 
     #[test]
     fn variants_multiply_in_a_stable_order() {
