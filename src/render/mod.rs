@@ -17,6 +17,7 @@ use crate::commentary::{self, Commentary};
 use crate::error::{Error, Result};
 use crate::lab::{sha256_hex, Lab};
 use crate::store;
+use crate::target::TargetKind;
 use crate::units::figure;
 use chart::{percent_change, BarChart, BarItem, PairChart, PairItem};
 
@@ -1260,25 +1261,28 @@ impl<'a> Site<'a> {
     }
 
     /// The latest runs: each drive, firmware and suite with results, the day its last job
-    /// finished (as the manifests record it) and its number of jobs, newest first.
+    /// finished (as the manifests record it) and its number of jobs, newest first. A
+    /// simulated drive's results do not depend on when it ran, so its runs carry no day
+    /// (the site stays byte-identical on any day) and come after the dated ones, by name.
     fn latest_runs(&self, drives: &BTreeMap<String, DriveRow>) -> Vec<serde_json::Value> {
-        let mut runs: BTreeMap<(&str, &str, &str), (&str, usize)> = BTreeMap::new();
+        let mut runs: BTreeMap<(&str, &str, &str), (Option<&str>, usize)> = BTreeMap::new();
         for (j, _) in &self.summaries {
             let m = &j.manifest;
+            let day = (m.target.kind != TargetKind::Simulated)
+                .then(|| m.finished_at.get(..10).unwrap_or(&m.finished_at));
             let e = runs
                 .entry((&m.drive, &m.firmware, &m.suite))
-                .or_insert((&m.finished_at, 0));
-            e.0 = e.0.max(m.finished_at.as_str());
+                .or_insert((day, 0));
+            e.0 = e.0.max(day);
             e.1 += 1;
         }
         let mut runs: Vec<_> = runs.into_iter().collect();
-        // Newest day first; within a day by drive, firmware and suite, so that the order
-        // does not depend on which of two parallel jobs finished first.
-        let day = |t: &str| t.get(..10).unwrap_or(t).to_string();
-        runs.sort_by(|a, b| day(b.1 .0).cmp(&day(a.1 .0)).then(a.0.cmp(&b.0)));
+        // Newest day first, undated last; within a day by drive, firmware and suite, so
+        // that the order does not depend on which of two parallel jobs finished first.
+        runs.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
         runs.into_iter()
             .take(12)
-            .map(|((drive, firmware, suite), (finished, jobs))| {
+            .map(|((drive, firmware, suite), (day, jobs))| {
                 let row = drives.get(drive);
                 serde_json::json!({
                     "drive": drive,
@@ -1286,7 +1290,7 @@ impl<'a> Site<'a> {
                     "page": row.is_some_and(|r| r.page && r.firmware == firmware),
                     "firmware": firmware,
                     "suite": suite,
-                    "day": finished.get(..10).unwrap_or(finished),
+                    "day": day,
                     "jobs": jobs,
                 })
             })
