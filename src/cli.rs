@@ -759,6 +759,14 @@ fn print_stats(name: &str, s: &roundup::trace::TraceStats, json: bool) -> Result
         figure(s.footprint_bytes as f64 / 1e6),
         figure(s.max_offset as f64 / 1e6)
     );
+    if !s.devices.is_empty() {
+        let names: Vec<&str> = s.devices.iter().map(|d| d.name.as_str()).collect();
+        outln!(
+            "  devices      {} ({}), laid out one after another",
+            s.devices.len(),
+            names.join(", ")
+        );
+    }
     outln!("  duration     {} s", figure(s.duration_s));
     Ok(())
 }

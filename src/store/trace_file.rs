@@ -128,5 +128,6 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
         requests,
         format: Format::Roundup,
         skipped: 0,
+        devices: Vec::new(),
     })
 }

@@ -180,6 +180,7 @@ pub fn generate(p: &Profile, seed: u64) -> Trace {
         requests,
         format: Format::Roundup,
         skipped: 0,
+        devices: Vec::new(),
     }
 }
 

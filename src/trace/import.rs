@@ -1,6 +1,6 @@
 //! Trace importers, one per source format, with detection from the content.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::{Trace, TraceOp, TraceRequest};
+use super::{Trace, TraceDevice, TraceOp, TraceRequest};
 use crate::error::{Error, InputError, Result};
 
 /// A trace file format.
@@ -218,9 +218,82 @@ struct Collector<'a> {
     skipped: usize,
     out: Vec<TraceRequest>,
     last_time: u64,
+    /// The devices seen, by name, each with its index.
+    devices: BTreeMap<String, u32>,
+    /// The device of each request in `out`.
+    device_of: Vec<u32>,
 }
 
 impl Collector<'_> {
+    /// Handles one line's parse result, a request on the device the line names (one of
+    /// several in a multi-device trace).
+    fn take_on(
+        &mut self,
+        line: usize,
+        device: &str,
+        parsed: std::result::Result<Option<TraceRequest>, String>,
+    ) -> Result<()> {
+        let before = self.out.len();
+        self.take(line, parsed)?;
+        if self.out.len() > before {
+            let device = device.trim();
+            let d = match self.devices.get(device) {
+                Some(&d) => d,
+                None => {
+                    let d = self.devices.len() as u32;
+                    self.devices.insert(device.to_string(), d);
+                    d
+                }
+            };
+            self.device_of.resize(before, 0);
+            self.device_of.push(d);
+        }
+        Ok(())
+    }
+
+    /// Lays the devices out one after another, in the order of their names (numbers in
+    /// numeric order), each over its highest byte touched rounded up to a MiB; returns
+    /// them, or nothing for a trace of one device.
+    fn lay_out_devices(&mut self) -> Vec<TraceDevice> {
+        if self.devices.len() < 2 {
+            return Vec::new();
+        }
+        self.device_of.resize(self.out.len(), 0);
+        let mut extent = vec![0u64; self.devices.len()];
+        for (r, &d) in self.out.iter().zip(&self.device_of) {
+            let end = r.offset.saturating_add(r.len as u64);
+            extent[d as usize] = extent[d as usize].max(end);
+        }
+        let mut names: Vec<(&String, u32)> = self.devices.iter().map(|(n, &d)| (n, d)).collect();
+        names.sort_by(|a, b| {
+            let num = |s: &str| s.parse::<u64>().ok();
+            match (num(a.0), num(b.0)) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => a.0.cmp(b.0),
+            }
+        });
+        const MIB: u64 = 1 << 20;
+        let mut base = vec![0u64; self.devices.len()];
+        let mut next = 0u64;
+        let mut out = Vec::new();
+        for (name, d) in names {
+            let size = extent[d as usize].div_ceil(MIB).max(1).saturating_mul(MIB);
+            base[d as usize] = next;
+            out.push(TraceDevice {
+                name: name.clone(),
+                base: next,
+                extent: size,
+            });
+            next = next.saturating_add(size);
+        }
+        for (r, &d) in self.out.iter_mut().zip(&self.device_of) {
+            r.offset = r.offset.saturating_add(base[d as usize]);
+        }
+        out
+    }
+
     fn bad(&mut self, line: usize, message: String) -> Result<()> {
         if self.skip_bad {
             self.skipped += 1;
@@ -287,6 +360,8 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
         skipped: 0,
         out: Vec::new(),
         last_time: 0,
+        devices: BTreeMap::new(),
+        device_of: Vec::new(),
     };
     match format {
         Format::Blkparse => blkparse(&mut c, text, opts.queue_events)?,
@@ -319,7 +394,9 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                     }
                     Ok(r)
                 })();
-                c.take(i + 1, parsed)?;
+                // A disk is its host's: `Hostname,DiskNumber`.
+                let disk = f.get(1..3).map(|d| d.join(",")).unwrap_or_default();
+                c.take_on(i + 1, &disk, parsed)?;
             }
         }
         Format::Spc => {
@@ -349,7 +426,8 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                         whole(f[2], "size")?,
                     )
                 })();
-                c.take(i + 1, parsed)?;
+                // The ASU (application storage unit): a volume of its own.
+                c.take_on(i + 1, f[0], parsed)?;
             }
         }
         Format::Disksim | Format::Mqsim => {
@@ -379,13 +457,10 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                     };
                     let sector: u64 = whole(f[2], "start sector")?;
                     let sectors: u64 = whole(f[3], "size in sectors")?;
-                    let mut r = req(decimal_ns(f[0], unit)?, op, sector * 512, sectors * 512)?;
-                    if let Some(r) = r.as_mut() {
-                        r.process = f[1].parse().ok();
-                    }
-                    Ok(r)
+                    req(decimal_ns(f[0], unit)?, op, sector * 512, sectors * 512)
                 })();
-                c.take(i + 1, parsed)?;
+                // The second field is the device number.
+                c.take_on(i + 1, f.get(1).copied().unwrap_or_default(), parsed)?;
             }
         }
         Format::Blkreplay => {
@@ -470,7 +545,9 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                     }
                     req(t, op, whole(rest[2], "offset")?, whole(rest[3], "length")?)
                 })();
-                c.take(i + 1, parsed)?;
+                // Each line names its file (or device).
+                let name = f.get(usize::from(v3)).copied().unwrap_or_default();
+                c.take_on(i + 1, name, parsed)?;
             }
         }
         Format::Roundup => {
@@ -500,10 +577,12 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
         r.time_ns -= t0;
         r.complete_ns = r.complete_ns.map(|t| t.saturating_sub(t0));
     }
+    let devices = c.lay_out_devices();
     Ok(Trace {
         requests: c.out,
         format,
         skipped: c.skipped,
+        devices,
     })
 }
 
@@ -512,7 +591,7 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
 /// they match (same sector and size). Summary lines and other events are passed over.
 fn blkparse(c: &mut Collector, text: &str, queue_events: bool) -> Result<()> {
     let wanted = if queue_events { "Q" } else { "D" };
-    let mut pending: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
+    let mut pending: HashMap<(&str, u64, u64), Vec<usize>> = HashMap::new();
     for (i, l) in text.lines().enumerate() {
         let f: Vec<&str> = l.split_whitespace().collect();
         let is_event = f.len() >= 7
@@ -563,15 +642,16 @@ fn blkparse(c: &mut Collector, text: &str, queue_events: bool) -> Result<()> {
         })();
         match parsed {
             Ok((Some(r), _)) => {
-                let key = (r.offset / 512, r.len as u64 / 512);
+                let key = (f[0], r.offset / 512, r.len as u64 / 512);
                 let before = c.out.len();
-                c.take(i + 1, Ok(Some(r)))?;
+                // The device (`major,minor`) the event is on.
+                c.take_on(i + 1, f[0], Ok(Some(r)))?;
                 if c.out.len() > before {
                     pending.entry(key).or_default().push(before);
                 }
             }
             Ok((None, Some((sector, count, t)))) => {
-                if let Some(idx) = pending.get_mut(&(sector, count)).and_then(|v| {
+                if let Some(idx) = pending.get_mut(&(f[0], sector, count)).and_then(|v| {
                     if v.is_empty() {
                         None
                     } else {
@@ -642,6 +722,49 @@ mod tests {
         )
         .unwrap();
         assert_eq!(q.requests.len(), 1);
+        // Two devices: a completion pairs with the issue on its own device.
+        let t = imp("8,16 0 1 0.001 1 D R 8 + 8 [x]\n8,32 0 2 0.002 1 D R 8 + 8 [x]\n8,32 0 3 0.003 0 C R 8 + 8 [0]\n").unwrap();
+        assert_eq!(t.devices.len(), 2);
+        assert_eq!(t.requests[0].complete_ns, None);
+        assert_eq!(t.requests[1].complete_ns, Some(2_000_000));
+        assert_eq!(t.requests[1].offset, (1 << 20) + 4096);
+    }
+
+    #[test]
+    fn the_devices_of_a_trace_are_laid_out_one_after_another() {
+        // MQSim: devices 10 and 2 (numeric order: 2 first), and 2 again.
+        let t = imp("0 10 0 8 1\n5 2 4096 8 0\n9 2 0 8 1\n").unwrap();
+        let names: Vec<(&str, u64, u64)> = t
+            .devices
+            .iter()
+            .map(|d| (d.name.as_str(), d.base, d.extent))
+            .collect();
+        // Device 2 reaches 2 MiB + 4 KiB: three MiB for it, then device 10.
+        assert_eq!(names, [("2", 0, 3 << 20), ("10", 3 << 20, 1 << 20)]);
+        let offsets: Vec<u64> = t.requests.iter().map(|r| r.offset).collect();
+        assert_eq!(
+            offsets,
+            [3 << 20, 4096 * 512, 0],
+            "device 10 after device 2"
+        );
+        assert!(t.requests.iter().all(|r| r.process.is_none()));
+        // SPC: ASUs 0 and 1; MSR: two disks of a host; fio: two files.
+        let t = imp("0,8,512,w,0.0\n1,8,512,w,0.1\n").unwrap();
+        assert_eq!(
+            (t.requests[0].offset, t.requests[1].offset),
+            (4096, (1 << 20) + 4096)
+        );
+        let t = imp("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n1,hm,0,Read,0,4096,1\n2,hm,1,Read,0,4096,1\n").unwrap();
+        assert_eq!(t.devices.len(), 2);
+        assert_eq!(t.requests[1].offset, 1 << 20);
+        let t =
+            imp("fio version 2 iolog\n/a write 0 4096\n/b write 0 4096\n/a read 0 4096\n").unwrap();
+        let offsets: Vec<u64> = t.requests.iter().map(|r| r.offset).collect();
+        assert_eq!(offsets, [0, 1 << 20, 0]);
+        // One device: nothing moves.
+        let t = imp("0 3 8 8 1\n1 3 16 8 1\n").unwrap();
+        assert!(t.devices.is_empty());
+        assert_eq!(t.requests[0].offset, 8 * 512);
     }
 
     #[test]

@@ -82,6 +82,20 @@ pub struct Trace {
     pub format: Format,
     /// Malformed lines skipped (with `--skip-bad`).
     pub skipped: usize,
+    /// The devices of a trace recorded on several (disks, ASUs, files), each laid out after
+    /// the one before in one address space; empty for a trace of one device.
+    pub devices: Vec<TraceDevice>,
+}
+
+/// One device of a multi-device trace and where its requests were placed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceDevice {
+    /// The device as the trace names it (`3`, `8,16`, `/dev/sdb`).
+    pub name: String,
+    /// Where its byte 0 is in the trace's address space.
+    pub base: u64,
+    /// The bytes it spans there: its highest byte touched, rounded up to a MiB.
+    pub extent: u64,
 }
 
 impl Trace {

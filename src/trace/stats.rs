@@ -49,6 +49,8 @@ pub struct TraceStats {
     pub footprint_bytes: u64,
     /// Highest byte touched (the span a replay needs).
     pub max_offset: u64,
+    /// The devices of a multi-device trace, laid out one after another (empty for one).
+    pub devices: Vec<super::TraceDevice>,
     /// From the first issue to the last issue (or completion), seconds.
     pub duration_s: f64,
     /// Malformed lines skipped on import.
@@ -72,6 +74,7 @@ pub fn stats(t: &Trace) -> TraceStats {
         qd_source: String::new(),
         footprint_bytes: 0,
         max_offset: 0,
+        devices: t.devices.clone(),
         duration_s: 0.0,
         skipped: t.skipped as u64,
     };
@@ -194,6 +197,7 @@ mod tests {
             ],
             format: Format::Mqsim,
             skipped: 0,
+            devices: Vec::new(),
         };
         let s = stats(&t);
         assert_eq!(
