@@ -473,7 +473,7 @@ impl Observer for Bars {
         } else {
             0.0
         };
-        let lag = match (
+        let mut lag = match (
             &m.outcome.replay,
             job.workload.replay.as_ref().map(|r| r.mode),
         ) {
@@ -487,6 +487,18 @@ impl Observer for Bars {
             }
             _ => String::new(),
         };
+        if let Some(r) = m
+            .outcome
+            .replay
+            .as_ref()
+            .filter(|r| r.trims + r.flushes > 0)
+        {
+            lag += &format!(
+                "  {}, {}",
+                Counted(r.trims as usize, "trim"),
+                Counted(r.flushes as usize, "flush")
+            );
+        }
         self.multi.suspend(|| {
             say(format_args!(
                 "done {:<60} {:>10} IOPS {:>9} MB/s{lag}",

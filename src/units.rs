@@ -200,13 +200,23 @@ impl fmt::Display for DurationLabel {
     }
 }
 
-/// A count and its noun, plural unless one: `1 job`, `6 jobs`, `0 drives`.
+/// A count and its noun, plural unless one: `1 job`, `6 jobs`, `0 drives`, `2 flushes`.
 pub struct Counted<'a>(pub usize, pub &'a str);
 
 impl fmt::Display for Counted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = if self.0 == 1 { "" } else { "s" };
-        write!(f, "{} {}{s}", self.0, self.1)
+        let noun = self.1;
+        let s = if self.0 == 1 {
+            ""
+        } else if ["s", "sh", "ch", "x", "z"]
+            .iter()
+            .any(|e| noun.ends_with(e))
+        {
+            "es"
+        } else {
+            "s"
+        };
+        write!(f, "{} {noun}{s}", self.0)
     }
 }
 
@@ -293,5 +303,7 @@ mod tests {
             Counted(6, "commentary file").to_string(),
             "6 commentary files"
         );
+        assert_eq!(Counted(2, "flush").to_string(), "2 flushes");
+        assert_eq!(Counted(0, "trim").to_string(), "0 trims");
     }
 }

@@ -6,7 +6,7 @@ mod common;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use common::{read_parquet, stderr, TestLab};
+use common::{read_parquet, stderr, stdout, TestLab};
 use roundup::trace::{import_file, stats, Format, ImportOptions, TraceOp};
 
 fn shared(name: &str) -> Option<PathBuf> {
@@ -315,6 +315,12 @@ fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
     let file = lab.file_drive("scratch", "32MiB");
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).matches("  1 trim, 1 flush\n").count(),
+        3,
+        "{}",
+        stdout(&out)
+    );
     for (drive, fw) in [
         ("ssd", "1"),
         ("samsung-spinpoint-f1-1tb", "1AA01113"),
