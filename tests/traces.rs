@@ -398,6 +398,21 @@ fn a_timed_trim_waits_for_the_queue_to_drain_and_its_lateness_is_recorded() {
     assert!((70_000.0..85_000.0).contains(&lag), "{lag} µs");
     let end_s = m["outcome"]["end_ns"].as_f64().unwrap() / 1e9;
     assert!((1.0..1.01).contains(&end_s), "{end_s} s");
+
+    // A trim of less than a block is dropped; the read after it still waits for its time.
+    lab.write(
+        "traces/t.log",
+        "fio version 3 iolog\n0 t add\n0 t read 0 4096\n10 t trim 0 100\n500 t read 4096 4096\n",
+    );
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reads = replay_samples(&lab, "slow", "1");
+    assert_eq!(reads.len(), 2);
+    assert!(
+        reads[1].submit_ns >= 500_000_000,
+        "{} ns",
+        reads[1].submit_ns
+    );
 }
 
 #[test]

@@ -364,6 +364,11 @@ fn run_loop(
             }
             if held.is_none() {
                 held = source.next_command().map(|cmd| (cmd, due));
+                if held.is_none() && source.next_deadline() != due {
+                    // The source dropped what was due (a trim of less than a block): the
+                    // next request has a deadline of its own.
+                    continue;
+                }
             }
             if let Some((cmd, due)) = held {
                 // Not a queued command: the queue drains first.
