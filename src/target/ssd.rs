@@ -984,7 +984,18 @@ impl SsdSim {
         let first = offset.div_ceil(p.page);
         let end = (offset + len) / p.page;
         match &mut self.ftl {
-            Ftl::Page(f) => f.invalidate_range(first, end.min(f.map.len() as u64), p),
+            Ftl::Page(f) => {
+                let end = end.min(f.map.len() as u64);
+                // A short range page by page; a long one (a purge) counts every block's
+                // pages out first and moves each block among the victims once.
+                if end.saturating_sub(first) < f.blocks.len() as u64 {
+                    for lpn in first..end {
+                        f.invalidate(lpn, p);
+                    }
+                } else {
+                    f.invalidate_range(first, end, p);
+                }
+            }
             Ftl::Block(f) => {
                 let span = p.pages_per_block * p.dies as u64;
                 // Only a logical block the range covers whole loses its log block.
