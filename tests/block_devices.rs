@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{stderr, stdout, TestLab, TINY_SUITE};
+use common::{fio_log, stderr, stdout, written_flushed_half_trimmed, TestLab, TINY_SUITE};
 
 /// A loop device over a sparse file, detached (and unmounted) when dropped.
 struct Loop {
@@ -317,14 +317,8 @@ fn a_replayed_trim_discards_on_zram_with_both_engines() {
     let Some(_zram) = Zram::new(64 << 20) else {
         return;
     };
-    // 1 MiB written, a flush, its first half trimmed.
-    let mut log = String::from("fio version 3 iolog\n0 t add\n0 t open\n");
-    for i in 0..256 {
-        log += &format!("0 t write {} 4096\n", i * 4096);
-    }
-    log += "1 t sync 0 0\n1 t trim 0 524288\n";
     let lab = TestLab::new();
-    lab.write("traces/t.log", &log);
+    lab.write("traces/t.log", &fio_log(written_flushed_half_trimmed()));
     lab.write(
         "suites/r.yaml",
         "name: r\ntitle: R\ntests:\n  - {id: play, title: P, kind: replay, trace: traces/t.log, queue_depth: 4, span: full, metric: iops}\n",

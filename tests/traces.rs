@@ -6,7 +6,7 @@ mod common;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use common::{read_parquet, stderr, stdout, TestLab};
+use common::{fio_log, read_parquet, stderr, stdout, written_flushed_half_trimmed, TestLab};
 use roundup::trace::{import_file, stats, Format, ImportOptions, TraceOp};
 
 fn shared(name: &str) -> Option<PathBuf> {
@@ -287,16 +287,10 @@ fn replays_a_real_trace_on_a_simulated_drive_and_a_file() {
 
 #[test]
 fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
-    // A fio log: 1 MiB written in 4 KiB writes, a flush, the first half trimmed, then every
-    // 4 KiB read back.
-    let mut log = String::from("fio version 3 iolog\n0 t add\n0 t open\n");
-    for i in 0..256 {
-        log += &format!("0 t write {} 4096\n", i * 4096);
-    }
-    log += "1 t sync 0 0\n1 t trim 0 524288\n";
-    for i in 0..256 {
-        log += &format!("2 t read {} 4096\n", i * 4096);
-    }
+    // 1 MiB written, a flush, the first half trimmed, then every 4 KiB read back.
+    let log = fio_log(
+        written_flushed_half_trimmed().chain((0..256).map(|i| (2, "read", i * 4096, 4096))),
+    );
     let lab = TestLab::new();
     lab.write("traces/t.log", &log);
     lab.write(
@@ -372,11 +366,11 @@ fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
 #[test]
 fn a_timed_trim_waits_for_the_queue_to_drain_and_its_lateness_is_recorded() {
     // Eight 128 KiB writes due at once, a trim due 1 ms later, a read due at 1 s.
-    let mut log = String::from("fio version 3 iolog\n0 t add\n0 t open\n");
-    for i in 0..8 {
-        log += &format!("0 t write {} 131072\n", i * 131072);
-    }
-    log += "1 t trim 0 1048576\n1000 t read 0 4096\n";
+    let log = fio_log(
+        (0..8)
+            .map(|i| (0, "write", i * 131072, 131072))
+            .chain([(1, "trim", 0, 1048576), (1000, "read", 0, 4096)]),
+    );
     let lab = TestLab::new();
     lab.write("traces/t.log", &log);
     lab.write(

@@ -120,3 +120,20 @@ pub fn read_parquet(path: &Path) -> polars::prelude::DataFrame {
     .collect()
     .unwrap()
 }
+
+/// A fio iolog (version 3) trace of file `t`: one line per `(ms, action, offset, length)`.
+pub fn fio_log(lines: impl IntoIterator<Item = (u64, &'static str, u64, u64)>) -> String {
+    let mut log = String::from("fio version 3 iolog\n0 t add\n0 t open\n");
+    for (ms, action, offset, len) in lines {
+        log += &format!("{ms} t {action} {offset} {len}\n");
+    }
+    log
+}
+
+/// 1 MiB written in 4 KiB writes at 0 ms, then at 1 ms a flush and a trim of its first
+/// half.
+pub fn written_flushed_half_trimmed() -> impl Iterator<Item = (u64, &'static str, u64, u64)> {
+    (0..256)
+        .map(|i| (0, "write", i * 4096, 4096))
+        .chain([(1, "sync", 0, 0), (1, "trim", 0, 524288)])
+}
