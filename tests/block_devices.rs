@@ -257,6 +257,19 @@ impl Drop for Zram {
     }
 }
 
+/// Runs the lab with `engine` and returns the manifest of the first repeat of `job` (its
+/// results folder below `results/`), served by that engine.
+fn run_with(lab: &TestLab, engine: &str, job: &str) -> serde_json::Value {
+    let out = lab.roundup(&["run", "--engine", engine]);
+    assert!(out.status.success(), "{engine}: {}", stderr(&out));
+    let m = lab
+        .path()
+        .join(format!("results/{job}/repeat=1/manifest.json"));
+    let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
+    assert_eq!(m["engine"], engine);
+    m
+}
+
 #[test]
 fn suite_runs_on_zram_with_both_engines() {
     let Some(_zram) = Zram::new(64 << 20) else {
@@ -266,11 +279,11 @@ fn suite_runs_on_zram_with_both_engines() {
     lab.write("suites/tiny.yaml", TINY_SUITE);
     drive(&lab, "zram", "/dev/zram0", "");
     for engine in ["io_uring", "psync"] {
-        let out = lab.roundup(&["run", "--engine", engine]);
-        assert!(out.status.success(), "{engine}: {}", stderr(&out));
-        let m = lab.path().join("results/drive=zram/firmware=unknown/suite=tiny/test=random-write-4k/variant=data-compressible/repeat=1/manifest.json");
-        let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
-        assert_eq!(m["engine"], engine);
+        let m = run_with(
+            &lab,
+            engine,
+            "drive=zram/firmware=unknown/suite=tiny/test=random-write-4k/variant=data-compressible",
+        );
         assert_eq!(m["target"]["identity"]["kernel_name"], "zram0");
         // What "compressible" meant, measured on the data written.
         let f = m["outcome"]["compressed_fraction"].as_f64().unwrap();
@@ -325,11 +338,11 @@ fn a_replayed_trim_discards_on_zram_with_both_engines() {
     );
     drive(&lab, "zram", "/dev/zram0", "");
     for engine in ["io_uring", "psync"] {
-        let out = lab.roundup(&["run", "--engine", engine]);
-        assert!(out.status.success(), "{engine}: {}", stderr(&out));
-        let m = lab.path().join("results/drive=zram/firmware=unknown/suite=r/test=play/variant=base/repeat=1/manifest.json");
-        let m: serde_json::Value = serde_json::from_slice(&fs::read(m).unwrap()).unwrap();
-        assert_eq!(m["engine"], engine);
+        let m = run_with(
+            &lab,
+            engine,
+            "drive=zram/firmware=unknown/suite=r/test=play/variant=base",
+        );
         let r = &m["outcome"]["replay"];
         assert_eq!(
             (&r["issued"], &r["trims"], &r["flushes"]),
