@@ -202,6 +202,46 @@ fn decimal_ns(s: &str, unit_ns: u64) -> std::result::Result<u64, String> {
     Ok(ns)
 }
 
+/// `sectors` of 512 bytes in bytes, or an error naming `what` where that overflows.
+fn bytes(sectors: u64, what: &str) -> std::result::Result<u64, String> {
+    sectors.checked_mul(512).ok_or_else(|| {
+        format!("expected the {what} (512-byte sectors) below 2^55, found {sectors}")
+    })
+}
+
+/// Compares two device names in natural order: runs of digits by their value, so that
+/// `hm,2` comes before `hm,10` and `3` before `13`.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let runs = |s: &str| -> Vec<(bool, String)> {
+        let mut out: Vec<(bool, String)> = Vec::new();
+        for ch in s.chars() {
+            let digit = ch.is_ascii_digit();
+            match out.last_mut() {
+                Some((d, run)) if *d == digit => run.push(ch),
+                _ => out.push((digit, ch.to_string())),
+            }
+        }
+        out
+    };
+    let key = |(digit, run): &(bool, String)| {
+        let value = if *digit {
+            run.trim_start_matches('0')
+        } else {
+            run.as_str()
+        };
+        (
+            !*digit,
+            if *digit { value.len() } else { 0 },
+            value.to_string(),
+        )
+    };
+    let (ra, rb) = (runs(a), runs(b));
+    ra.iter()
+        .map(key)
+        .cmp(rb.iter().map(key))
+        .then_with(|| a.cmp(b))
+}
+
 fn whole<T: FromStr>(s: &str, what: &str) -> std::result::Result<T, String> {
     s.trim().parse::<T>().map_err(|_| {
         format!(
@@ -251,8 +291,8 @@ impl Collector<'_> {
         Ok(())
     }
 
-    /// Lays the devices out one after another, in the order of their names (numbers in
-    /// numeric order), each over its highest byte touched rounded up to a MiB; returns
+    /// Lays the devices out one after another, in the natural order of their names
+    /// (numbers by value), each over its highest byte touched rounded up to a MiB; returns
     /// them, or nothing for a trace of one device.
     fn lay_out_devices(&mut self) -> Vec<TraceDevice> {
         if self.devices.len() < 2 {
@@ -265,15 +305,7 @@ impl Collector<'_> {
             extent[d as usize] = extent[d as usize].max(end);
         }
         let mut names: Vec<(&String, u32)> = self.devices.iter().map(|(n, &d)| (n, d)).collect();
-        names.sort_by(|a, b| {
-            let num = |s: &str| s.parse::<u64>().ok();
-            match (num(a.0), num(b.0)) {
-                (Some(x), Some(y)) => x.cmp(&y),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => a.0.cmp(b.0),
-            }
-        });
+        names.sort_by(|a, b| natural_cmp(a.0, b.0));
         const MIB: u64 = 1 << 20;
         let mut base = vec![0u64; self.devices.len()];
         let mut next = 0u64;
@@ -422,7 +454,7 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                     req(
                         decimal_ns(f[4], 1_000_000_000)?,
                         op,
-                        lba * 512,
+                        bytes(lba, "LBA")?,
                         whole(f[2], "size")?,
                     )
                 })();
@@ -457,7 +489,12 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                     };
                     let sector: u64 = whole(f[2], "start sector")?;
                     let sectors: u64 = whole(f[3], "size in sectors")?;
-                    req(decimal_ns(f[0], unit)?, op, sector * 512, sectors * 512)
+                    req(
+                        decimal_ns(f[0], unit)?,
+                        op,
+                        bytes(sector, "start sector")?,
+                        bytes(sectors, "size in sectors")?,
+                    )
                 })();
                 // The second field is the device number.
                 c.take_on(i + 1, f.get(1).copied().unwrap_or_default(), parsed)?;
@@ -493,8 +530,8 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                     req(
                         decimal_ns(f[0], 1_000_000_000)?,
                         op,
-                        sector * 512,
-                        sectors * 512,
+                        bytes(sector, "sector")?,
+                        bytes(sectors, "length in sectors")?,
                     )
                 })();
                 c.take(i + 1, parsed)?;
@@ -634,7 +671,12 @@ fn blkparse(c: &mut Collector, text: &str, queue_events: bool) -> Result<()> {
             } else {
                 return Err(format!("expected R, W, D or F in {rwbs:?}"));
             };
-            let mut r = req(t, op, sector * 512, count * 512)?;
+            let mut r = req(
+                t,
+                op,
+                bytes(sector, "sector")?,
+                bytes(count, "sector count")?,
+            )?;
             if let Some(r) = r.as_mut() {
                 r.process = f[4].parse().ok();
             }
@@ -761,6 +803,14 @@ mod tests {
             imp("fio version 2 iolog\n/a write 0 4096\n/b write 0 4096\n/a read 0 4096\n").unwrap();
         let offsets: Vec<u64> = t.requests.iter().map(|r| r.offset).collect();
         assert_eq!(offsets, [0, 1 << 20, 0]);
+        let t = imp("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n1,hm,10,Read,0,4096,1\n2,hm,2,Read,0,4096,1\n").unwrap();
+        let names: Vec<&str> = t.devices.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["hm,2", "hm,10"], "numbers by value");
+        // An LBA whose byte offset does not fit is an error at its line, not a wrapped offset.
+        let e = imp("0,36028797018963968,512,w,0.0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":1:") && e.contains("LBA"), "{e}");
         // One device: nothing moves.
         let t = imp("0 3 8 8 1\n1 3 16 8 1\n").unwrap();
         assert!(t.devices.is_empty());
