@@ -205,6 +205,15 @@ pub struct SsdSpec {
     /// before the next.
     #[serde(default)]
     pub stripe: Option<Size>,
+    /// With several controllers: the host side's rate, where it is not `link_rate` (a host
+    /// RAID 0 of drives has a link per drive, so its host side carries their sum).
+    #[serde(default)]
+    pub host_link_rate: Option<Rate>,
+    /// With several controllers: the host side's cost per command, where it is not
+    /// `command_overhead` (a host RAID 0 has no bridge: its driver's few µs, the commands
+    /// themselves crossing each drive's link).
+    #[serde(default)]
+    pub host_command_overhead: Option<Duration>,
     /// Parameter sets by firmware revision: the drive's `firmware:` picks one, whose keys
     /// replace those above.
     #[serde(default)]
@@ -490,6 +499,14 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
             return Err(
                 "ssd.stripe: expected a stripe size (e.g. 64KiB) with two or more `controllers`"
                     .into(),
+            );
+        }
+        (1, None) if s.host_link_rate.is_some() => {
+            return Err("ssd.host_link_rate: expected only with two or more `controllers`".into());
+        }
+        (1, None) if s.host_command_overhead.is_some() => {
+            return Err(
+                "ssd.host_command_overhead: expected only with two or more `controllers`".into(),
             );
         }
         (2.., Some(st)) if st.0 == 0 || st.0 % s.page.0 != 0 => {

@@ -429,6 +429,42 @@ fn two_jmf602b_in_raid0_are_barely_faster_than_one_at_queue_depth_3() {
 }
 
 #[test]
+fn two_x25m_in_host_raid0_write_twice_as_fast_deep_but_read_as_one_shallow() {
+    // Readers asked how RAID 0 of two drives behaves. Two X25-M G2 on the host's
+    // controller, 128 KiB stripe: 4 KiB random writes are bound by each controller's time
+    // per write, so 32 outstanding keep both busy (twice one drive) and 3 keep them busy
+    // most of the time; 4 KiB random reads at QD3 are bound by each read's latency (NAND,
+    // channel, link), which striping does not shorten; a 128 KiB sequential read at QD1
+    // is on one drive at a time.
+    let lab = lab(
+        &["intel-x25m-g2-160", "intel-x25m-g2-160-raid0"],
+        "name: t\ntitle: t\nseed: 1\ntests:\n  - {id: rw32, title: rw32, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 32, duration: 20s, metric: iops}\n  - {id: rw3, title: rw3, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 3, duration: 20s, metric: iops}\n  - {id: rr3, title: rr3, operation: read, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 3, duration: 20s, metric: iops}\n  - {id: sr, title: sr, operation: read, pattern: sequential, block_size: 128KiB, span: full, queue_depth: 1, duration: 10s, metric: mb_per_s}\n",
+    );
+    let r = run(&lab);
+    let ratio = |t: &str| {
+        figure(&r, "intel-x25m-g2-160-raid0", t, "base", "iops")
+            / figure(&r, "intel-x25m-g2-160", t, "base", "iops")
+    };
+    let (rw32, rw3, rr3, sr) = (ratio("rw32"), ratio("rw3"), ratio("rr3"), ratio("sr"));
+    assert!(
+        (1.8..2.05).contains(&rw32),
+        "RAID 0 / one at QD32 writes: {rw32:.2}"
+    );
+    assert!(
+        (1.3..1.8).contains(&rw3),
+        "RAID 0 / one at QD3 writes: {rw3:.2}"
+    );
+    assert!(
+        (0.95..1.1).contains(&rr3),
+        "RAID 0 / one at QD3 reads: {rr3:.2}"
+    );
+    assert!(
+        (0.95..1.15).contains(&sr),
+        "RAID 0 / one, 128 KiB reads at QD1: {sr:.2}"
+    );
+}
+
+#[test]
 fn the_used_x25m_is_the_lab_x25m_used() {
     // The two files differ only in the drive's name and state.
     let body = |text: &str| {
