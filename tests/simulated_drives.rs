@@ -76,6 +76,13 @@ fn figure(
         .unwrap_or_else(|| panic!("{drive} {test} {variant}: no figure {key}"))
 }
 
+/// Runs the lab; for a test id, `drive`'s IOPS over `other`'s.
+fn iops_ratios(lab: &TestLab, drive: &str, other: &str) -> impl Fn(&str) -> f64 {
+    let r = run(lab);
+    let (drive, other) = (drive.to_string(), other.to_string());
+    move |t| figure(&r, &drive, t, "base", "iops") / figure(&r, &other, t, "base", "iops")
+}
+
 fn near(value: f64, review: f64, what: &str) {
     assert!(
         (value / review - 1.0).abs() <= 0.20,
@@ -415,11 +422,7 @@ fn two_jmf602b_in_raid0_are_barely_faster_than_one_at_queue_depth_3() {
         &["ocz-core-v2-120", "gskill-titan-256"],
         "name: t\ntitle: t\nseed: 1\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 60s\n    precondition: {fill: 1}\n    metric: iops\n  - id: rw32\n    title: rw32\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 32\n    duration: 60s\n    metric: iops\n",
     );
-    let r = run(&lab);
-    let ratio = |t: &str| {
-        figure(&r, "gskill-titan-256", t, "base", "iops")
-            / figure(&r, "ocz-core-v2-120", t, "base", "iops")
-    };
+    let ratio = iops_ratios(&lab, "gskill-titan-256", "ocz-core-v2-120");
     let (qd3, qd32) = (ratio("rw"), ratio("rw32"));
     assert!(
         (1.0..1.5).contains(&qd3),
@@ -440,11 +443,7 @@ fn two_x25m_in_host_raid0_write_twice_as_fast_deep_but_read_as_one_shallow() {
         &["intel-x25m-g2-160", "intel-x25m-g2-160-raid0"],
         "name: t\ntitle: t\nseed: 1\ntests:\n  - {id: rw32, title: rw32, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 32, duration: 20s, metric: iops}\n  - {id: rw3, title: rw3, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 3, duration: 20s, metric: iops}\n  - {id: rr3, title: rr3, operation: read, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 3, duration: 20s, metric: iops}\n  - {id: sr, title: sr, operation: read, pattern: sequential, block_size: 128KiB, span: full, queue_depth: 1, duration: 10s, metric: mb_per_s}\n",
     );
-    let r = run(&lab);
-    let ratio = |t: &str| {
-        figure(&r, "intel-x25m-g2-160-raid0", t, "base", "iops")
-            / figure(&r, "intel-x25m-g2-160", t, "base", "iops")
-    };
+    let ratio = iops_ratios(&lab, "intel-x25m-g2-160-raid0", "intel-x25m-g2-160");
     let (rw32, rw3, rr3, sr) = (ratio("rw32"), ratio("rw3"), ratio("rr3"), ratio("sr"));
     assert!(
         (1.8..2.05).contains(&rw32),
