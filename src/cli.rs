@@ -473,7 +473,7 @@ impl Observer for Bars {
         } else {
             0.0
         };
-        let mut lag = match (
+        let mut replay = match (
             &m.outcome.replay,
             job.workload.replay.as_ref().map(|r| r.mode),
         ) {
@@ -493,7 +493,7 @@ impl Observer for Bars {
             .as_ref()
             .filter(|r| r.trims + r.flushes > 0)
         {
-            lag += &format!(
+            replay += &format!(
                 "  {}, {}",
                 Counted(r.trims as usize, "trim"),
                 Counted(r.flushes as usize, "flush")
@@ -501,7 +501,7 @@ impl Observer for Bars {
         }
         self.multi.suspend(|| {
             say(format_args!(
-                "done {:<60} {:>10} IOPS {:>9} MB/s{lag}",
+                "done {:<60} {:>10} IOPS {:>9} MB/s{replay}",
                 job.id,
                 figure(iops),
                 figure(mbs)

@@ -119,6 +119,13 @@ pub struct HddSim {
 }
 
 impl HddSim {
+    /// Runs the head, with nothing else to do, until the write-back cache is on the
+    /// platters; the clock moves to when it is done.
+    fn write_out_cache(&mut self) {
+        while !self.dirty.is_empty() && self.step(u64::MAX) {}
+        self.clock = self.clock.max(self.head_free);
+    }
+
     /// A disk at rest at time zero, head at the outer edge, cache empty.
     pub fn new(drive: &DriveSpec, s: &HddSpec) -> Result<HddSim> {
         let info = TargetInfo::simulated(
@@ -348,8 +355,7 @@ impl Target for HddSim {
         one_queue(threads)?;
         // Between tests the disk is left idle until its cache is written out (as a
         // benchmark's pause between tests does), so one test's writes do not slow the next.
-        while !self.dirty.is_empty() && self.step(u64::MAX) {}
-        self.clock = self.clock.max(self.head_free);
+        self.write_out_cache();
         let origin = self.clock;
         Ok(vec![Box::new(HddQueue {
             origin,
@@ -434,8 +440,7 @@ impl IoQueue for HddQueue<'_> {
             return Err(Error::Target("a trim or flush with I/O in flight".into()));
         }
         if cmd == Command::Flush {
-            while !self.sim.dirty.is_empty() && self.sim.step(u64::MAX) {}
-            self.sim.clock = self.sim.clock.max(self.sim.head_free);
+            self.sim.write_out_cache();
         }
         Ok(())
     }

@@ -978,8 +978,10 @@ impl SsdSim {
         self.program(die, t)
     }
 
-    /// Discards the logical pages wholly inside `[offset, offset + len)`.
+    /// Discards the logical pages wholly inside `[offset, offset + len)` (and what was read
+    /// ahead, which may be of them).
     fn discard(&mut self, offset: u64, len: u64) {
+        self.ahead.clear();
         let p = self.p;
         let first = offset.div_ceil(p.page);
         let end = (offset + len) / p.page;
@@ -1370,7 +1372,6 @@ impl Target for SsdSim {
     }
 
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
-        self.ahead.clear();
         self.discard(offset, len);
         Ok(())
     }
@@ -1399,7 +1400,6 @@ impl SsdSim {
         self.ctrl = at;
         match cmd {
             Command::Trim { offset, len } => {
-                self.ahead.clear();
                 self.discard(offset, len);
                 at
             }
