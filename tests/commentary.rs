@@ -153,6 +153,11 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     .unwrap();
     assert!(board.contains("Acme Beta 16 GB (fw B1)"), "{board}");
     assert!(board.contains("B2 (current)"), "{board}");
+    // Rank, drive and firmware read as text (aligned left), the figures as numbers.
+    assert!(
+        board.contains("<td>B2 (current)</td><td class=\"num\">"),
+        "{board}"
+    );
     assert!(index
         .replace("&#x2F;", "/")
         .contains("leaderboards/tiny/random-write-4k.html"));

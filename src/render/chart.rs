@@ -619,20 +619,35 @@ fn axis_range((lo, hi): (f64, f64), log: bool, from_zero: bool) -> (f64, f64) {
     }
 }
 
+/// A line chart's width in pixels.
+const LINE_CHART_WIDTH: u32 = 760;
+/// Where the legend's first column starts.
+const LEGEND_LEFT: i32 = 70;
+/// A legend entry's sample line and the gap after it, before the label.
+const LEGEND_SAMPLE: i32 = 30;
+
+/// How a line chart's legend is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Legend {
+    columns: usize,
+    column_width: i32,
+}
+
 impl LineChart {
     /// Draws the chart as an SVG document with a title and description for screen readers.
     pub fn to_svg(&self) -> Result<String, String> {
         const TOP: i32 = 74;
         const PLOT: i32 = 320;
         const LEGEND_ROW: i32 = 22;
-        let legend_rows = self.series.len().div_ceil(3) as i32;
         fonts();
+        let legend = self.legend_layout();
+        let legend_rows = self.series.len().div_ceil(legend.columns) as i32;
         let h = (TOP + PLOT + legend_rows * LEGEND_ROW + 16) as u32;
         let mut svg = String::new();
         {
-            let root = SVGBackend::with_string(&mut svg, (760, h)).into_drawing_area();
+            let root = SVGBackend::with_string(&mut svg, (LINE_CHART_WIDTH, h)).into_drawing_area();
             root.fill(&WHITE).map_err(|e| format!("{e:?}"))?;
-            self.draw(&root, TOP, PLOT, LEGEND_ROW)
+            self.draw(&root, TOP, PLOT, (legend, LEGEND_ROW))
                 .map_err(|e| format!("drawing chart {}: {e}", self.id))?;
             root.present()
                 .map_err(|e| format!("drawing chart {}: {e:?}", self.id))?;
@@ -645,7 +660,13 @@ impl LineChart {
         ))
     }
 
-    fn draw(&self, root: &Area, top: i32, plot: i32, legend_row: i32) -> Result<(), String> {
+    fn draw(
+        &self,
+        root: &Area,
+        top: i32,
+        plot: i32,
+        (legend, legend_row): (Legend, i32),
+    ) -> Result<(), String> {
         let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
         heading(root, &self.title, &self.subtitle, &self.caption)?;
         let xs = self
@@ -684,10 +705,12 @@ impl LineChart {
                 self.plot(&area, (x.0..x.1).log_scale(), (y.0..y.1).log_scale(), y, 8)?
             }
         }
-        // The legend under the plot, three entries a row, each drawn as its series is.
+        // The legend under the plot, as many entries a row as the longest label leaves
+        // room for, each drawn as its series is.
         for (i, (s, color, dash)) in self.styled().into_iter().enumerate() {
-            let (col, row) = ((i % 3) as i32, (i / 3) as i32);
-            let (x, y) = (70 + col * 230, top + plot + 8 + row * legend_row);
+            let (col, row) = ((i % legend.columns) as i32, (i / legend.columns) as i32);
+            let x = LEGEND_LEFT + col * legend.column_width;
+            let y = top + plot + 8 + row * legend_row;
             let style = color.stroke_width(if s.highlight { 4 } else { 3 });
             let sample = vec![(x, y + 9), (x + 24, y + 9)];
             match (s.mark, dash) {
@@ -703,12 +726,41 @@ impl LineChart {
             }
             root.draw(&Text::new(
                 s.label.clone(),
-                (x + 30, y + 9),
+                (x + LEGEND_SAMPLE, y + 9),
                 font(14.0, s.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
             ))
             .map_err(e)?;
         }
         Ok(())
+    }
+
+    /// Three legend entries a row, or fewer when the widest label (measured in the bundled
+    /// font, bold for the highlighted drive) would run into the next entry.
+    fn legend_layout(&self) -> Legend {
+        let widest = self
+            .series
+            .iter()
+            .map(|s| {
+                let style = if s.highlight {
+                    FontStyle::Bold
+                } else {
+                    FontStyle::Normal
+                };
+                FontDesc::new(FontFamily::Name(FONT_FAMILY), 14.0, style)
+                    .box_size(&s.label)
+                    .map(|(w, _)| w as i32)
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0);
+        // A sample line, a gap, the label and a gap before the next entry.
+        let entry = LEGEND_SAMPLE + widest + 16;
+        let room = LINE_CHART_WIDTH as i32 - LEGEND_LEFT;
+        let columns = (1..=3).rev().find(|&c| c * entry <= room).unwrap_or(1);
+        Legend {
+            columns: columns as usize,
+            column_width: room / columns,
+        }
     }
 
     /// Each series with its colour and its dash (on and off pixels; None for a solid
@@ -1082,6 +1134,44 @@ mod line_tests {
                     .all(|v| !v.contains('.') && v.parse::<f64>().unwrap() >= 0.0),
                 "{n} repeats: {labels:?}"
             );
+        }
+    }
+
+    #[test]
+    fn legend_entries_never_run_into_the_next() {
+        let mut chart = cdf();
+        let long = "Intel X25-M G2 160 GB × 2 (RAID 0) 320 GB";
+        let layout = |chart: &LineChart| {
+            fonts();
+            chart.legend_layout()
+        };
+        // Short names: three a row, where they have always been.
+        assert_eq!(
+            layout(&chart),
+            Legend {
+                columns: 3,
+                column_width: 230
+            }
+        );
+        for (label, highlight) in [(long, false), (long, true), (&*long.repeat(3), false)] {
+            chart.series[1].label = label.to_string();
+            chart.series[1].highlight = highlight;
+            let legend = layout(&chart);
+            let style = if highlight {
+                FontStyle::Bold
+            } else {
+                FontStyle::Normal
+            };
+            let (w, _) = FontDesc::new(FontFamily::Name(FONT_FAMILY), 14.0, style)
+                .box_size(label)
+                .unwrap();
+            assert!(legend.columns < 3, "{label}: {legend:?}");
+            assert!(
+                legend.columns == 1 || LEGEND_SAMPLE + w as i32 + 16 <= legend.column_width,
+                "{label} ({w} px) runs into the next entry: {legend:?}"
+            );
+            let svg = chart.to_svg().unwrap();
+            assert!(svg.contains(&label.replace('<', "&lt;")), "drawn whole");
         }
     }
 

@@ -160,6 +160,7 @@ pub(super) fn ratio(
             ],
             rows,
             folded: false,
+            text_columns: 1,
         },
         figures: lines,
         draft,
@@ -254,6 +255,8 @@ pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars
                 })
                 .collect(),
             folded: false,
+            // Rank, drive and firmware.
+            text_columns: 3,
         },
         figures: figures_text(f),
         draft: super::draft(f, None),

@@ -143,6 +143,9 @@ struct TableCtx {
     rows: Vec<TableRow>,
     /// Long tables (a column per repeat, over a dozen) start folded.
     folded: bool,
+    /// How many leading columns hold text (a drive, a firmware), aligned left; the
+    /// figures after them are aligned right.
+    text_columns: usize,
 }
 
 #[derive(Serialize, Clone)]
@@ -231,11 +234,14 @@ struct DriveRow {
     results: usize,
 }
 
-/// Latency for tables: µs below a millisecond, ms above.
+/// The smallest latency in µs shown in ms: one that would print as `1000 µs`.
+const MS_FROM_US: f64 = 999.5;
+
+/// Latency for tables: µs below a millisecond, ms from one (`1.00 ms`, never `1000 µs`).
 pub fn latency(us: f64) -> String {
     if !us.is_finite() {
         "–".into()
-    } else if us >= 1000.0 {
+    } else if us >= MS_FROM_US {
         format!("{} ms", figure(us / 1000.0))
     } else {
         format!("{} µs", figure(us))
@@ -260,7 +266,7 @@ impl Scale {
             .into_iter()
             .filter(|v| v.is_finite())
             .fold(0.0f64, f64::max);
-        let ms = metric.starts_with("lat_") && top >= 1000.0;
+        let ms = metric.starts_with("lat_") && top >= MS_FROM_US;
         let (unit, caption) = match (metric, ms) {
             ("iops", _) => ("IOPS", "IOPS"),
             ("mb_per_s", _) => ("MB/s", "MB/s"),
@@ -404,7 +410,23 @@ fn templates(lab: &Lab) -> Result<tera::Tera> {
     t.add_raw_templates(sources)
         .map_err(|e| Error::Render(format!("templates: {}", tera_chain(&e))))?;
     t.autoescape_on(vec![".html"]);
+    t.register_filter("sentence", sentence);
     Ok(t)
+}
+
+/// Tera filter `sentence`: the text with a first lower-case ASCII letter in capitals and
+/// the rest as it is (tera's `capitalize` would write `MB/s` as `Mb/s`; a unit such as
+/// `µs` stays), for a phrase that starts a sentence.
+fn sentence(
+    value: &tera::Value,
+    _: &std::collections::HashMap<String, tera::Value>,
+) -> tera::Result<tera::Value> {
+    let text = tera::try_get_value!("sentence", "value", String, value);
+    let mut text = text;
+    if let Some(first) = text.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    Ok(tera::Value::String(text))
 }
 
 fn tera_chain(e: &tera::Error) -> String {
@@ -1458,7 +1480,36 @@ fn remove_stale(
 
 #[cfg(test)]
 mod tests {
-    use super::Scale;
+    use super::{latency, sentence, Scale};
+
+    #[test]
+    fn a_phrase_starts_a_sentence_with_its_units_kept() {
+        let s = |t: &str| {
+            sentence(&tera::Value::String(t.into()), &Default::default())
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            s("mean latency, ms, lower is better"),
+            "Mean latency, ms, lower is better"
+        );
+        assert_eq!(s("MB/s, higher is better"), "MB/s, higher is better");
+        assert_eq!(s("µs"), "µs");
+        assert_eq!(s(""), "");
+    }
+
+    #[test]
+    fn a_latency_that_rounds_to_a_millisecond_reads_in_ms() {
+        assert_eq!(latency(426.0), "426 µs");
+        assert_eq!(latency(999.4), "999 µs");
+        assert_eq!(latency(999.7), "1.00 ms");
+        assert_eq!(latency(2090.0), "2.09 ms");
+        assert_eq!(latency(f64::NAN), "–");
+        let s = Scale::of("lat_p99_us", [426.0, 999.7]);
+        assert_eq!((s.unit, s.show(999.7)), ("ms", "1.00".into()));
+    }
 
     #[test]
     fn latency_is_shown_in_ms_once_a_figure_reaches_a_millisecond() {

@@ -180,6 +180,7 @@ pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line 
                 })
                 .collect(),
             folded: false,
+            text_columns: 1,
         },
         csv,
         draft,
@@ -357,6 +358,7 @@ pub(super) fn latency_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line {
             .to_vec(),
             rows,
             folded: false,
+            text_columns: 1,
         },
         csv,
         draft,
@@ -458,6 +460,7 @@ pub(super) fn throughput_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line
                 })
                 .collect(),
             folded: false,
+            text_columns: 1,
         },
         csv,
         draft,
@@ -553,6 +556,7 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
                 })
                 .collect(),
             folded: most > 12,
+            text_columns: 1,
         },
         csv,
         draft,
