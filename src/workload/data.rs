@@ -17,6 +17,16 @@ const PATTERN: &[u8; 16] = b"roundup-pattern.";
 /// Compressible data mixes random and pattern bytes within each chunk of this size, so that
 /// a controller compressing per page sees the same ratio as one compressing whole requests.
 const CHUNK: usize = 4096;
+/// The pattern repeated over a whole chunk, copied in one go after a chunk's random bytes.
+const PATTERN_CHUNK: [u8; CHUNK] = {
+    let mut chunk = [0u8; CHUNK];
+    let mut i = 0;
+    while i < CHUNK {
+        chunk[i] = PATTERN[i % PATTERN.len()];
+        i += 1;
+    }
+    chunk
+};
 
 /// xoshiro256++ (Blackman and Vigna), seeded by SplitMix64.
 struct Xoshiro([u64; 4]);
@@ -87,10 +97,7 @@ impl DataFiller {
                     let random = ((chunk.len() as f64) * self.fraction).round() as usize;
                     let (head, tail) = chunk.split_at_mut(random);
                     bulk.fill(head);
-
-                    for (i, b) in tail.iter_mut().enumerate() {
-                        *b = PATTERN[i % PATTERN.len()];
-                    }
+                    tail.copy_from_slice(&PATTERN_CHUNK[..tail.len()]);
                 }
             }
         }
@@ -146,6 +153,22 @@ mod tests {
     #[test]
     fn zeros_compress_to_almost_nothing() {
         assert!(measure(DataKind::Zeros, 0.0, 131072) < 0.01);
+    }
+
+    #[test]
+    fn compressible_chunks_are_random_bytes_then_the_pattern_from_its_start() {
+        let mut f = DataFiller::new(DataKind::Compressible, 0.25, 5);
+        let mut buf = vec![0u8; 2 * CHUNK + 100];
+        f.fill(&mut buf);
+        for chunk in buf.chunks(CHUNK) {
+            let random = (chunk.len() as f64 * 0.25).round() as usize;
+            let tail = &chunk[random..];
+            assert!(tail
+                .iter()
+                .enumerate()
+                .all(|(i, b)| *b == PATTERN[i % PATTERN.len()]));
+            assert_ne!(&chunk[..16.min(random)], &PATTERN[..16.min(random)]);
+        }
     }
 
     #[test]
