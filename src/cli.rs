@@ -107,10 +107,25 @@ struct CompareArgs {
 }
 
 impl CompareArgs {
-    fn options(&self) -> render::Options {
-        render::Options {
-            compare: self.pairs.clone(),
+    /// The render options, once each pair names two different drives of the lab.
+    fn options(&self, lab: &Lab) -> Result<render::Options> {
+        for (a, b) in &self.pairs {
+            for id in [a, b] {
+                if !lab.drives.contains_key(id) {
+                    let known: Vec<&str> = lab.drives.keys().map(String::as_str).collect();
+                    bail!(
+                        "--compare {a},{b}: no drive {id:?} in the lab; expected one of: {}",
+                        known.join(", ")
+                    );
+                }
+            }
+            if a == b {
+                bail!("--compare {a},{b}: expected two different drives");
+            }
         }
+        Ok(render::Options {
+            compare: self.pairs.clone(),
+        })
     }
 }
 
@@ -316,7 +331,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
         }
         Command::Trace(t) => trace(t),
         Command::Commentary(CommentaryCommand::Init { page, compare }) => {
-            commentary_init(&cli.lab, page.as_deref(), &compare.options())
+            commentary_init(&cli.lab, page.as_deref(), compare)
         }
 
         Command::Run {
@@ -342,7 +357,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
         Command::Summary { select, json } => summary(&cli.lab, select, *json),
         Command::Render { compare } => {
             let lab = load(&cli.lab)?;
-            do_render(&lab, &compare.options())
+            do_render(&lab, &compare.options(&lab)?)
         }
         Command::Demo => {
             let started = Instant::now();
@@ -857,9 +872,9 @@ fn trace(cmd: &TraceCommand) -> Result<()> {
     }
 }
 
-fn commentary_init(lab_dir: &Path, only: Option<&str>, opts: &render::Options) -> Result<()> {
+fn commentary_init(lab_dir: &Path, only: Option<&str>, compare: &CompareArgs) -> Result<()> {
     let lab = load(lab_dir)?;
-    let plans = render::slot_plans(&lab, opts)?;
+    let plans = render::slot_plans(&lab, &compare.options(&lab)?)?;
     if let Some(p) = only {
         if !plans.contains_key(p) {
             let known: Vec<&str> = plans.keys().map(String::as_str).collect();

@@ -167,6 +167,23 @@ fn review_file_names_unknown_drives_and_keys() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("expected two drive ids as A,B, found \"sim-a\""));
     let out = lab.roundup(&["render", "--compare", "sim-a,sim-b"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(
+            "--compare sim-a,sim-b: no drive \"sim-b\" in the lab; expected one of: sim-a"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = lab.roundup(&["commentary", "init", "--compare", "sim-a,sim-a"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--compare sim-a,sim-a: expected two different drives"),
+        "{}",
+        stderr(&out)
+    );
+    lab.sim_drive("sim-b", "Beta", "B1", 8);
+    let out = lab.roundup(&["render", "--compare", "sim-a,sim-b"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("comparison sim-a vs sim-b: sim-a has no results; no page written"),
