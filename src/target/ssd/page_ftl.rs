@@ -1,0 +1,502 @@
+//! The page-mapped FTL: logical pages appended to the open block of a die, a map from
+//! each logical page to where it is stored, and greedy or FIFO garbage collection.
+
+use super::die::Die;
+use super::{Params, SsdStats};
+use crate::drive::GcPolicy;
+use crate::error::{Error, Result};
+
+/// Free blocks above the collection watermark within which a die collects: in the
+/// background a victim whenever it has none under way, on the controller (`gc:
+/// foreground`) one after each write it takes; at the watermark it collects until above.
+const BACKGROUND_GC_BLOCKS: usize = 2;
+
+/// The page-mapped FTL: logical pages appended to the open block of a die.
+pub(super) struct PageFtl {
+    /// Logical page → where it is stored, [`Loc`] packed; 0 when unmapped.
+    pub(super) map: Vec<u64>,
+    pub(super) blocks: Vec<Block>,
+    /// Free blocks of each die: taken from the back, erased ones returned to the front.
+    free: Vec<std::collections::VecDeque<u32>>,
+    pub(super) open: Vec<Option<u32>>,
+    /// Closed blocks of each die.
+    pub(super) closed: Vec<Victims>,
+    /// The die whose page is being filled.
+    pub(super) die: usize,
+}
+
+/// A physical block of the page-mapped FTL.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Block {
+    /// What was appended, in order: (logical page, stored bytes).
+    entries: Vec<(u32, u32)>,
+    pub(super) valid: u64,
+    used: u64,
+    pub(super) closed: bool,
+    /// When its last erase ends: nothing is programmed into it before then.
+    pub(super) erased: u64,
+    /// Where it is among its die's victims (greedy): bucket and index.
+    bucket: u32,
+    pub(super) pos: u32,
+}
+
+/// The closed blocks of one die, as garbage-collection candidates: in buckets by how much
+/// valid data they hold (greedy picks from the emptiest), or in the order they were closed
+/// (FIFO). Moving a block between buckets is O(1), which keeps invalidation cheap.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Victims {
+    pub(super) buckets: Vec<Vec<u32>>,
+    fifo: std::collections::VecDeque<u32>,
+}
+
+/// Where a logical page is stored: its block, its entry there and its stored bytes, packed
+/// in the map's one word so that overwriting a page touches no other memory to find them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Loc {
+    pub(super) block: u32,
+    entry: u32,
+    pub(super) bytes: u32,
+}
+
+impl Loc {
+    const ENTRY_BITS: u32 = 23;
+    pub(super) const BLOCK_BITS: u32 = 24;
+    const BYTES_BITS: u32 = 64 - Self::ENTRY_BITS - Self::BLOCK_BITS;
+
+    /// The packed word; never 0, as a stored page holds at least a byte.
+    pub(super) fn pack(self) -> u64 {
+        ((self.bytes as u64) << (Self::ENTRY_BITS + Self::BLOCK_BITS))
+            | ((self.block as u64) << Self::ENTRY_BITS)
+            | self.entry as u64
+    }
+
+    /// The location in a map word, `None` for 0 (unmapped).
+    pub(super) fn unpack(w: u64) -> Option<Loc> {
+        (w != 0).then_some(Loc {
+            block: ((w >> Self::ENTRY_BITS) & ((1 << Self::BLOCK_BITS) - 1)) as u32,
+            entry: (w & ((1 << Self::ENTRY_BITS) - 1)) as u32,
+            bytes: (w >> (Self::ENTRY_BITS + Self::BLOCK_BITS)) as u32,
+        })
+    }
+}
+
+/// A zeroed vector that asks the kernel for transparent huge pages: the map of a page FTL
+/// is hundreds of MB read at random, and with 4 KiB pages nearly every lookup would miss
+/// the TLB as well as the cache.
+fn huge_zeroed(n: usize) -> Vec<u64> {
+    let v = vec![0u64; n];
+    let (start, len) = (v.as_ptr() as usize, n * std::mem::size_of::<u64>());
+    const HUGE: usize = 2 << 20;
+    let first = start.next_multiple_of(HUGE);
+    let end = (start + len) / HUGE * HUGE;
+    if end > first {
+        // SAFETY: the range lies inside the vector's allocation, which lives as long as the
+        // vector; MADV_HUGEPAGE changes only how it is backed, never its contents. A kernel
+        // without transparent huge pages refuses it, which costs nothing but speed.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+        }
+    }
+    v
+}
+
+/// Asks the CPU to bring `v`'s cache line in, without waiting for it.
+#[inline]
+fn prefetch_line<T>(v: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing architecturally and cannot fault; the address is a
+    // live reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (v as *const T).cast::<i8>(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+}
+
+/// The logical pages `0..space` in a fixed scrambled order (i → i × step mod space, a
+/// bijection as step is coprime to space): the order a used drive's pages are dealt out in.
+pub(super) fn scrambled(space: u64) -> impl Iterator<Item = u64> {
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let space = space.max(1);
+    let mut step = ((space as f64 * 0.618_033_988_75) as u64).max(1);
+    while gcd(step, space) != 1 {
+        step += 1;
+    }
+    (0..space).map(move |i| ((i as u128 * step as u128) % space as u128) as u64)
+}
+
+/// The greedy bucket of a block holding `valid` bytes: its valid pages, rounded down.
+pub(super) fn bucket_of(valid: u64, p: Params) -> usize {
+    (valid * p.pages_per_block / p.block_bytes()) as usize
+}
+
+impl PageFtl {
+    /// A fresh FTL for `lpns` logical pages: every block free, nothing mapped.
+    pub(super) fn new(p: Params, lpns: u64) -> PageFtl {
+        let bpd = p.blocks_per_die as u32;
+        PageFtl {
+            map: huge_zeroed(lpns as usize),
+            blocks: vec![Block::default(); p.blocks_per_die as usize * p.dies],
+            // Popped from the end: lowest-numbered blocks first.
+            free: (0..p.dies as u32)
+                .map(|d| (d * bpd..(d + 1) * bpd).rev().collect())
+                .collect(),
+            open: vec![None; p.dies],
+            closed: vec![
+                Victims {
+                    buckets: vec![Vec::new(); p.pages_per_block as usize + 1],
+                    fifo: Default::default(),
+                };
+                p.dies
+            ],
+            die: 0,
+        }
+    }
+
+    /// Where a logical page is stored, if it holds data.
+    #[inline]
+    pub(super) fn location(&self, lpn: u64) -> Option<Loc> {
+        Loc::unpack(*self.map.get(lpn as usize)?)
+    }
+
+    /// Starts bringing a logical page's map entry into the cache.
+    #[inline]
+    pub(super) fn prefetch(&self, lpn: u64) {
+        if let Some(word) = self.map.get(lpn as usize) {
+            prefetch_line(word);
+        }
+    }
+
+    /// Lays the drive out as long uniform random writes leave it: `lpns` of its `space`
+    /// logical pages stored once (the first `lpns` of [`scrambled`], so any span of them is
+    /// spread over every block and the pages without data too), in closed blocks whose
+    /// share of valid pages falls with their age as `exp(-age / u)` (a page survives each
+    /// later write with probability about 1 − 1/lpns), `u` chosen so that the valid pages
+    /// add up to `lpns`; the oldest blocks are the next victims. Each die keeps one free
+    /// block above its collection watermark.
+    pub(super) fn age(&mut self, p: Params, space: u64, lpns: u64) -> Result<()> {
+        let ppb = p.pages_per_block;
+        let bpd = p.blocks_per_die as usize;
+        let per_die = bpd.saturating_sub(p.gc_free + 1);
+        let blocks = per_die * p.dies;
+        if (blocks as u64) * ppb < lpns || lpns == 0 {
+            return Err(Error::Target(
+                "an aged drive needs more flash than logical pages".into(),
+            ));
+        }
+        // Block k (0 the oldest) was written (blocks - k - 1/2) blocks' worth of writes ago:
+        // the valid pages of all blocks are a geometric sum in q = exp(-ppb / u).
+        let valid_with = |u: f64| -> f64 {
+            let q = (-(ppb as f64) / u).exp();
+            ppb as f64 * (-(ppb as f64) / (2.0 * u)).exp() * (1.0 - q.powi(blocks as i32))
+                / (1.0 - q)
+        };
+        let (mut lo, mut hi) = (1.0f64, 1e3 * blocks as f64 * ppb as f64);
+        for _ in 0..200 {
+            let mid = (lo * hi).sqrt();
+            if valid_with(mid) < lpns as f64 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut counts: Vec<u64> = Vec::with_capacity(blocks);
+        let (mut cum, mut given) = (0.0f64, 0u64);
+        for k in 0..blocks {
+            let age = (blocks - k) as f64 - 0.5;
+            cum += ppb as f64 * (-age * ppb as f64 / hi).exp();
+            let n = ((cum.round() as u64).min(lpns).saturating_sub(given)).min(ppb);
+            counts.push(n);
+            given += n;
+        }
+        // Rounding leaves a few pages over: the newest blocks with room take them.
+        for n in counts.iter_mut().rev() {
+            let more = (lpns - given).min(ppb - *n);
+            *n += more;
+            given += more;
+        }
+        let mut order = scrambled(space);
+        for (k, &n) in counts.iter().enumerate() {
+            let (die, b) = (k % p.dies, (k % p.dies) * bpd + k / p.dies);
+            let blk = &mut self.blocks[b];
+            blk.entries.clear();
+            for entry in 0..n {
+                let lpn = order.next().unwrap_or(0) as u32;
+                blk.entries.push((lpn, p.page as u32));
+                let loc = Loc {
+                    block: b as u32,
+                    entry: entry as u32,
+                    bytes: p.page as u32,
+                };
+                self.map[lpn as usize] = loc.pack();
+            }
+            // The stale rest of the block: no page maps to these entries.
+            blk.entries.resize(ppb as usize, (0, p.page as u32));
+            blk.used = ppb * p.page;
+            blk.valid = n * p.page;
+            self.close(die, b as u32, p);
+        }
+        for (d, free) in self.free.iter_mut().enumerate() {
+            *free = ((d * bpd + per_die) as u32..((d + 1) * bpd) as u32)
+                .rev()
+                .collect();
+        }
+        Ok(())
+    }
+
+    pub(super) fn invalidate(&mut self, lpn: u64, p: Params) {
+        let Some(Loc { block, bytes, .. }) = self
+            .map
+            .get_mut(lpn as usize)
+            .and_then(|e| Loc::unpack(std::mem::take(e)))
+        else {
+            return;
+        };
+        let b = &mut self.blocks[block as usize];
+        let die = (block as u64 / p.blocks_per_die) as usize;
+        b.valid -= bytes as u64;
+        if b.closed && p.policy == GcPolicy::Greedy {
+            let to = bucket_of(b.valid, p);
+            if to != b.bucket as usize {
+                self.unbucket(die, block);
+                self.bucket(die, block, to);
+            }
+        }
+    }
+
+    /// Drops the logical pages `first..end` from the map. A block's place among the
+    /// victims is updated once, after all its pages are counted out (a whole-drive trim
+    /// would otherwise move each block between buckets once per page).
+    pub(super) fn invalidate_range(&mut self, first: u64, end: u64, p: Params) {
+        let mut touched = vec![false; self.blocks.len()];
+        for lpn in first..end {
+            let Some(Loc { block, bytes, .. }) =
+                Loc::unpack(std::mem::take(&mut self.map[lpn as usize]))
+            else {
+                continue;
+            };
+            self.blocks[block as usize].valid -= bytes as u64;
+            touched[block as usize] = true;
+        }
+        if p.policy != GcPolicy::Greedy {
+            return;
+        }
+        for (block, _) in touched.iter().enumerate().filter(|(_, t)| **t) {
+            let b = &self.blocks[block];
+            let to = bucket_of(b.valid, p);
+            if b.closed && to != b.bucket as usize {
+                let (block, die) = (block as u32, block / p.blocks_per_die as usize);
+                self.unbucket(die, block);
+                self.bucket(die, block, to);
+            }
+        }
+    }
+
+    /// Puts closed block `b` of `die` in bucket `k`.
+    pub(super) fn bucket(&mut self, die: usize, b: u32, k: usize) {
+        let list = &mut self.closed[die].buckets[k];
+        self.blocks[b as usize].bucket = k as u32;
+        self.blocks[b as usize].pos = list.len() as u32;
+        list.push(b);
+    }
+
+    /// Takes closed block `b` of `die` out of its bucket.
+    pub(super) fn unbucket(&mut self, die: usize, b: u32) {
+        let (k, pos) = (
+            self.blocks[b as usize].bucket as usize,
+            self.blocks[b as usize].pos as usize,
+        );
+        let list = &mut self.closed[die].buckets[k];
+        list.swap_remove(pos);
+        if let Some(&moved) = list.get(pos) {
+            self.blocks[moved as usize].pos = pos as u32;
+        }
+    }
+
+    /// Appends a logical page to the open block of `die`, opening (and first collecting
+    /// garbage for) a new block when it is full. Returns when the collection this caused is
+    /// done, copies and erase (0 if there was none).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn append(
+        &mut self,
+        die: usize,
+        lpn: u32,
+        bytes: u64,
+        p: Params,
+        busy: &mut [Die],
+        stats: &mut SsdStats,
+        at: u64,
+    ) -> Result<u64> {
+        let mut done = 0;
+        if !self.has_room(die, bytes, p) {
+            if let Some(b) = self.open[die].take() {
+                self.close(die, b, p);
+            }
+            if self.free[die].len() <= p.gc_free {
+                done = self.collect(die, p, busy, stats, at, p.gc_free, usize::MAX)?;
+            }
+        }
+        // GC leaves its copies in an open block, which may have no room left.
+        self.open_with_room(die, bytes, p)?;
+        self.store(die, lpn, bytes)?;
+        // Near the watermark a die collecting in the background takes a victim when it has
+        // none under way: its copies are booked into the die's blocks at once, so taking
+        // more would fill the erased blocks the host's next pages need with copies that
+        // are not made yet. On the controller, one victim after each write.
+        if self.free[die].len() <= p.gc_free + BACKGROUND_GC_BLOCKS
+            && (p.gc_foreground || !busy[die].collecting(at))
+        {
+            let floor = p.gc_free + BACKGROUND_GC_BLOCKS;
+            let more = self.collect(die, p, busy, stats, at, floor, 1)?;
+            done = done.max(more);
+        }
+        Ok(done)
+    }
+
+    /// Whether the open block of `die` can take `bytes` more.
+    pub(super) fn has_room(&self, die: usize, bytes: u64, p: Params) -> bool {
+        self.open[die].is_some_and(|b| self.blocks[b as usize].used + bytes <= p.block_bytes())
+    }
+
+    /// Makes sure `die` has an open block with room for `bytes`: closes a full one and
+    /// opens a free one (no garbage collection here).
+    pub(super) fn open_with_room(&mut self, die: usize, bytes: u64, p: Params) -> Result<()> {
+        if self.has_room(die, bytes, p) {
+            return Ok(());
+        }
+        if let Some(b) = self.open[die].take() {
+            self.close(die, b, p);
+        }
+        let b = self.free[die]
+            .pop_back()
+            .ok_or_else(|| Error::Target("the simulated SSD ran out of free blocks".into()))?;
+        self.open[die] = Some(b);
+        Ok(())
+    }
+
+    /// Appends `bytes` of logical page `lpn` to the open block of `die` and maps it there.
+    pub(super) fn store(&mut self, die: usize, lpn: u32, bytes: u64) -> Result<()> {
+        let Some(b) = self.open[die] else {
+            return Err(Error::Target("the simulated SSD has no open block".into()));
+        };
+        let blk = &mut self.blocks[b as usize];
+        if blk.entries.len() >= 1 << Loc::ENTRY_BITS {
+            return Err(Error::Target(
+                "too many entries in a simulated block".into(),
+            ));
+        }
+        let loc = Loc {
+            block: b,
+            entry: blk.entries.len() as u32,
+            bytes: bytes as u32,
+        };
+        if bytes == 0 || bytes >= 1 << Loc::BYTES_BITS {
+            return Err(Error::Target(format!(
+                "a simulated page stores 1 byte to {} bytes, not {bytes}",
+                (1u64 << Loc::BYTES_BITS) - 1
+            )));
+        }
+        blk.entries.push((lpn, loc.bytes));
+        blk.used += bytes;
+        blk.valid += bytes;
+        self.map[lpn as usize] = loc.pack();
+        Ok(())
+    }
+
+    pub(super) fn close(&mut self, die: usize, b: u32, p: Params) {
+        let blk = &mut self.blocks[b as usize];
+        blk.closed = true;
+        match p.policy {
+            GcPolicy::Greedy => {
+                let k = bucket_of(blk.valid, p);
+                self.bucket(die, b, k);
+            }
+            GcPolicy::Fifo => self.closed[die].fifo.push_back(b),
+        }
+    }
+
+    /// The next victim of `die`, taken out of the candidates.
+    pub(super) fn victim(&mut self, die: usize, p: Params) -> Option<u32> {
+        let v = &mut self.closed[die];
+        match p.policy {
+            GcPolicy::Greedy => v.buckets.iter_mut().find_map(|list| list.pop()),
+            GcPolicy::Fifo => v.fifo.pop_front(),
+        }
+    }
+
+    /// Garbage collection on `die` while it has no more than `floor` free blocks, at most
+    /// `most` victims: their valid data is copied (read and program on the die) into the
+    /// die's open block, and the victim erased. In the background, host operations on the
+    /// die go between its steps, and a write into the erased block waits for the erase; in
+    /// the foreground (`gc: foreground`) they all wait. Returns when the last victim is
+    /// erased (0 if none was taken).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn collect(
+        &mut self,
+        die: usize,
+        p: Params,
+        busy: &mut [Die],
+        stats: &mut SsdStats,
+        at: u64,
+        floor: usize,
+        most: usize,
+    ) -> Result<u64> {
+        let mut taken = 0;
+        let mut done = 0;
+        while self.free[die].len() <= floor && taken < most {
+            taken += 1;
+            let Some(victim) = self.victim(die, p) else {
+                break;
+            };
+            let entries = std::mem::take(&mut self.blocks[victim as usize].entries);
+            let mut moved = 0u64;
+            for (i, &(lpn, bytes)) in entries.iter().enumerate() {
+                let here = Loc {
+                    block: victim,
+                    entry: i as u32,
+                    bytes,
+                };
+                if self.map[lpn as usize] != here.pack() {
+                    continue;
+                }
+                let bytes = bytes as u64;
+                // Into the die's open block (a fresh one from the reserve when it is full).
+                self.open_with_room(die, bytes, p)?;
+                self.store(die, lpn, bytes)?;
+                moved += bytes;
+            }
+            let pages = moved.div_ceil(p.page);
+            // Each page read on its own, programmed a page per plane at once; then the erase.
+            let copies = pages * p.t_read + pages.div_ceil(p.planes) * p.t_prog;
+            done = if !p.gc_foreground {
+                let step = p.planes * p.t_read + p.t_prog;
+                busy[die].background(at, copies, step);
+                busy[die].background(at, p.t_erase, p.t_erase)
+            } else {
+                busy[die].block(at, copies + p.t_erase)
+            };
+            stats.gc_pages += pages;
+            stats.nand_bytes += pages * p.page;
+            stats.erases += 1;
+            let v = &mut self.blocks[victim as usize];
+            *v = Block {
+                entries: {
+                    let mut e = entries;
+                    e.clear();
+                    e
+                },
+                erased: done,
+                ..Block::default()
+            };
+            self.free[die].push_front(victim);
+        }
+        Ok(done)
+    }
+}
