@@ -421,8 +421,7 @@ fn sentence(
     value: &tera::Value,
     _: &std::collections::HashMap<String, tera::Value>,
 ) -> tera::Result<tera::Value> {
-    let text = tera::try_get_value!("sentence", "value", String, value);
-    let mut text = text;
+    let mut text = tera::try_get_value!("sentence", "value", String, value);
     if let Some(first) = text.get_mut(..1) {
         first.make_ascii_uppercase();
     }
