@@ -700,19 +700,26 @@ fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
 fn drives(lab_dir: &Path) -> Result<()> {
     let lab = load(lab_dir)?;
     outln!("drives in the lab:");
-    for (id, d) in &lab.drives {
-        let s = &d.spec;
-        let target = match &s.target {
-            TargetSpec::Sim(_) => "simulated".to_string(),
-            TargetSpec::Ssd(_) => "simulated SSD".to_string(),
-            TargetSpec::Hdd(_) => "simulated hard disk".to_string(),
-            TargetSpec::Path(p) => p.path.display().to_string(),
-        };
-        outln!(
-            "  {id:<28} {:<36} firmware {:<10} {target}",
-            s.display_name(),
-            s.firmware.as_deref().unwrap_or("(from device)")
-        );
+    // Columns as wide as their longest entry, so that a long name does not push its row out.
+    let rows: Vec<[String; 4]> = lab
+        .drives
+        .iter()
+        .map(|(id, d)| {
+            let s = &d.spec;
+            let target = match &s.target {
+                TargetSpec::Sim(_) => "simulated".to_string(),
+                TargetSpec::Ssd(_) => "simulated SSD".to_string(),
+                TargetSpec::Hdd(_) => "simulated hard disk".to_string(),
+                TargetSpec::Path(p) => p.path.display().to_string(),
+            };
+            let firmware = s.firmware.as_deref().unwrap_or("(from device)");
+            [id.clone(), s.display_name(), firmware.to_string(), target]
+        })
+        .collect();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    for [id, name, firmware, target] in &rows {
+        outln!("  {id:<w0$}  {name:<w1$}  firmware {firmware:<w2$}  {target}");
     }
     let found = device::inventory();
     outln!("block devices:");

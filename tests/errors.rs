@@ -232,6 +232,35 @@ fn unknown_keys_bad_sizes_and_yaml_syntax() {
 }
 
 #[test]
+fn drives_lists_the_lab_in_columns_whatever_the_names() {
+    let lab = TestLab::new();
+    lab.sim_drive("a", "Alpha", "A1", 8);
+    lab.sim_drive(
+        "a-long-id-for-two-drives-in-raid-0",
+        "Alpha 16 GB × 2 (RAID 0) with a name longer than any column",
+        "A1",
+        8,
+    );
+    let out = lab.roundup(&["drives"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "drives in the lab:")
+        .skip(1)
+        .take(2)
+        .collect();
+    assert!(
+        rows[0].starts_with("  a ") && rows[1].contains("RAID 0"),
+        "{text}"
+    );
+    // The firmware column starts at the same character on both rows (the name holds a ×).
+    let column = |row: &str| row.find("firmware A1").map(|b| row[..b].chars().count());
+    assert_eq!(column(rows[0]), column(rows[1]), "{text}");
+    assert!(column(rows[0]).is_some(), "{text}");
+}
+
+#[test]
 fn unknown_names_and_options() {
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);
