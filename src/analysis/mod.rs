@@ -433,7 +433,7 @@ pub fn summarize(jobs: &[StoredJob]) -> (Vec<(StoredJob, JobSummary)>, Vec<Strin
 }
 
 /// One drive's figures in one chart: a test variant, averaged over its repeats.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Bar {
     /// Drive id.
     pub drive: String,
@@ -476,7 +476,7 @@ pub struct RunTrace {
 }
 
 /// The figures of one variant of one test across drives.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct TestFigures {
     /// Suite name.
     pub suite: String,
