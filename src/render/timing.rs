@@ -510,7 +510,12 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
             id: slot.to_string(),
             title: title(f, "over repeats"),
             subtitle: f.workload.clone(),
-            caption: format!("{caption} of each repeat, as % of the drive's first · {better}"),
+            // The quantity without its unit (`mean latency`, not `mean latency, ms`): a
+            // share has none.
+            caption: format!(
+                "{} of each repeat, as % of the drive's first · {better}",
+                caption.split(", ").next().unwrap_or(caption)
+            ),
             x_label: "repeat".into(),
             y_label: "% of the first repeat".into(),
             log_x: false,
@@ -623,6 +628,15 @@ mod tests {
             .contains("MB/s of each repeat, as % of the drive's first"));
         // The table and the export keep the figures themselves.
         assert_eq!(line.table.rows[1].cells, ["g1", "26.0", "23.4", "18.2"]);
+        let latency = TestFigures {
+            metric: "lat_mean_us".into(),
+            better: "lower".into(),
+            ..f.clone()
+        };
+        assert_eq!(
+            over_repeats(&latency, "rw.repeats", None).chart.caption,
+            "mean latency of each repeat, as % of the drive's first · lower is better"
+        );
         assert!(line.csv.contains("g1,,3,18.2\n"), "{}", line.csv);
         assert!(line.chart.to_svg().is_ok());
     }
