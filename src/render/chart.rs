@@ -626,6 +626,37 @@ const LEGEND_LEFT: i32 = 70;
 /// A legend entry's sample line and the gap after it, before the label.
 const LEGEND_SAMPLE: i32 = 30;
 
+/// A legend's font: 14 px, bold for the highlighted drive.
+fn legend_font(bold: bool) -> FontDesc<'static> {
+    let style = if bold {
+        FontStyle::Bold
+    } else {
+        FontStyle::Normal
+    };
+    FontDesc::new(FontFamily::Name(FONT_FAMILY), 14.0, style)
+}
+
+/// A label's width in a legend, pixels.
+fn legend_width(label: &str, bold: bool) -> i32 {
+    legend_font(bold)
+        .box_size(label)
+        .map(|(w, _)| w as i32)
+        .unwrap_or(0)
+}
+
+/// `label` as it fits in `room` pixels of a legend: whole, or cut short with an ellipsis.
+fn fit(label: &str, bold: bool, room: i32) -> String {
+    if legend_width(label, bold) <= room {
+        return label.to_string();
+    }
+    let chars: Vec<char> = label.chars().collect();
+    (0..chars.len())
+        .rev()
+        .map(|n| format!("{}…", chars[..n].iter().collect::<String>().trim_end()))
+        .find(|cut| legend_width(cut, bold) <= room)
+        .unwrap_or_else(|| "…".into())
+}
+
 /// How a line chart's legend is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Legend {
@@ -725,7 +756,11 @@ impl LineChart {
                     .map_err(e)?,
             }
             root.draw(&Text::new(
-                s.label.clone(),
+                fit(
+                    &s.label,
+                    s.highlight,
+                    legend.column_width - LEGEND_SAMPLE - 16,
+                ),
                 (x + LEGEND_SAMPLE, y + 9),
                 font(14.0, s.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
             ))
@@ -740,17 +775,7 @@ impl LineChart {
         let widest = self
             .series
             .iter()
-            .map(|s| {
-                let style = if s.highlight {
-                    FontStyle::Bold
-                } else {
-                    FontStyle::Normal
-                };
-                FontDesc::new(FontFamily::Name(FONT_FAMILY), 14.0, style)
-                    .box_size(&s.label)
-                    .map(|(w, _)| w as i32)
-                    .unwrap_or(0)
-            })
+            .map(|s| legend_width(&s.label, s.highlight))
             .max()
             .unwrap_or(0);
         // A sample line, a gap, the label and a gap before the next entry.
@@ -1157,21 +1182,22 @@ mod line_tests {
             chart.series[1].label = label.to_string();
             chart.series[1].highlight = highlight;
             let legend = layout(&chart);
-            let style = if highlight {
-                FontStyle::Bold
-            } else {
-                FontStyle::Normal
-            };
-            let (w, _) = FontDesc::new(FontFamily::Name(FONT_FAMILY), 14.0, style)
-                .box_size(label)
-                .unwrap();
+            let w = legend_width(label, highlight);
             assert!(legend.columns < 3, "{label}: {legend:?}");
-            assert!(
-                legend.columns == 1 || LEGEND_SAMPLE + w as i32 + 16 <= legend.column_width,
-                "{label} ({w} px) runs into the next entry: {legend:?}"
-            );
+            let room = legend.column_width - LEGEND_SAMPLE - 16;
             let svg = chart.to_svg().unwrap();
-            assert!(svg.contains(&label.replace('<', "&lt;")), "drawn whole");
+            if legend.columns > 1 {
+                assert!(
+                    w <= room,
+                    "{label} ({w} px) runs into the next entry: {legend:?}"
+                );
+                assert!(svg.contains(label), "drawn whole");
+            } else {
+                // Wider than the chart: cut short, with an ellipsis, inside it.
+                let cut = fit(label, highlight, room);
+                assert!(cut.ends_with('…') && legend_width(&cut, highlight) <= room);
+                assert!(svg.contains(&cut) && !svg.contains(label), "{cut}");
+            }
         }
     }
 
