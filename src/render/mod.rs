@@ -119,7 +119,11 @@ struct ChartCtx {
     variant_label: String,
     workload: String,
     caption: String,
+    /// The unit of a paired chart's figures (`MB/s`).
     unit: String,
+    /// The header of a bar chart's figure column: its quantity and unit (`MB/s`, `mean
+    /// latency, ms`).
+    value_head: String,
     svg: String,
     rows: Vec<Row>,
     /// The figures of a line chart, as a table (empty for bar charts).
@@ -191,6 +195,7 @@ impl Figure {
             workload: self.subtitle,
             caption: self.caption.replace(" · ", ", "),
             unit: String::new(),
+            value_head: String::new(),
             svg: self.svg,
             rows: vec![],
             table: Some(self.table),
@@ -370,6 +375,7 @@ fn chart_ctx(
         workload: f.workload.clone(),
         caption: format!("{}, {better}", scale.caption),
         unit: scale.unit.to_string(),
+        value_head: scale.caption.to_string(),
         svg,
         rows: f
             .bars
@@ -757,7 +763,38 @@ fn remove_stale(
 
 #[cfg(test)]
 mod tests {
-    use super::{latency, sentence, Scale};
+    use super::{chart_ctx, latency, sentence, Report, Scale};
+    use crate::analysis::{Bar, TestFigures};
+
+    #[test]
+    fn a_bar_tables_figure_column_names_its_quantity() {
+        let bar = |drive: &str, us: f64| Bar {
+            drive: drive.into(),
+            drive_name: drive.into(),
+            value: us,
+            lat_mean_us: us,
+            ..Bar::default()
+        };
+        let f = TestFigures {
+            test: "latency-write-4k".into(),
+            title: "4K Random Write latency".into(),
+            metric: "lat_mean_us".into(),
+            better: "lower".into(),
+            bars: vec![bar("fast", 426.0), bar("jmf602", 380_505.0)],
+            ..TestFigures::default()
+        };
+        let ctx = chart_ctx(&f, "slot", None, None, &mut Report::default(), "suites/s").unwrap();
+        // Not `ms` alone: which latency the column holds, in the chart's unit.
+        assert_eq!(ctx.value_head, "mean latency, ms");
+        assert_eq!(ctx.rows[0].value, "0.43");
+        let f = TestFigures {
+            metric: "mb_per_s".into(),
+            better: "higher".into(),
+            ..f
+        };
+        let ctx = chart_ctx(&f, "slot", None, None, &mut Report::default(), "suites/s").unwrap();
+        assert_eq!(ctx.value_head, "MB/s");
+    }
 
     #[test]
     fn a_phrase_starts_a_sentence_with_its_units_kept() {

@@ -203,6 +203,7 @@ pub(super) fn pair_ctx(
         workload,
         caption: format!("{}, {better}", scale.caption),
         unit: scale.unit.to_string(),
+        value_head: String::new(),
         svg,
         rows: vec![],
         table: None,
