@@ -10,8 +10,8 @@ use crate::units::figure;
 
 use super::chart::{BarChart, BarItem};
 use super::{
-    direction, figures_text, latency, test_title, ChartCtx, DriveRow, Figure, Report, Scale,
-    TableCtx, TableRow,
+    direction, figures_text, latency, sentence_case, test_title, ChartCtx, DriveRow, Figure,
+    Report, Scale, TableCtx, TableRow,
 };
 
 /// A bar chart with its table, before it is placed on a page.
@@ -135,7 +135,7 @@ pub(super) fn ratio(
         (Some(best), Some(worst)) if ranked.len() > 1 => {
             format!("At its best {}; at its worst {}.", best.1, worst.1)
         }
-        (Some(only), _) => format!("{}.", capitalize(&only.1)),
+        (Some(only), _) => format!("{}.", sentence_case(&only.1)),
         _ => String::new(),
     };
     Some(Bars {
@@ -165,14 +165,6 @@ pub(super) fn ratio(
         figures: lines,
         draft,
     })
-}
-
-fn capitalize(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 /// One test variant across every drive and firmware with results, best first; entries

@@ -424,18 +424,24 @@ fn templates(lab: &Lab) -> Result<tera::Tera> {
     Ok(t)
 }
 
-/// Tera filter `sentence`: the text with a first lower-case ASCII letter in capitals and
-/// the rest as it is (tera's `capitalize` would write `MB/s` as `Mb/s`; a unit such as
-/// `µs` stays), for a phrase that starts a sentence.
+/// `text` as the start of a sentence: a first lower-case ASCII letter in capitals and the
+/// rest as it is (tera's `capitalize` would write `MB/s` as `Mb/s`; a unit such as `µs`
+/// stays).
+fn sentence_case(text: &str) -> String {
+    let mut text = text.to_string();
+    if let Some(first) = text.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    text
+}
+
+/// Tera filter `sentence`: [`sentence_case`], for a phrase that starts a sentence.
 fn sentence(
     value: &tera::Value,
     _: &std::collections::HashMap<String, tera::Value>,
 ) -> tera::Result<tera::Value> {
-    let mut text = tera::try_get_value!("sentence", "value", String, value);
-    if let Some(first) = text.get_mut(..1) {
-        first.make_ascii_uppercase();
-    }
-    Ok(tera::Value::String(text))
+    let text = tera::try_get_value!("sentence", "value", String, value);
+    Ok(tera::Value::String(sentence_case(&text)))
 }
 
 fn tera_chain(e: &tera::Error) -> String {
