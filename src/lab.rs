@@ -11,7 +11,8 @@ use crate::commentary::Commentary;
 use crate::config::from_yaml;
 use crate::drive::DriveSpec;
 use crate::error::{Error, InputError, Result};
-use crate::suite::{Suite, TraceInput};
+use crate::suite::{Span, Suite, TraceInput};
+use crate::units::SizeLabel;
 
 /// A parsed input file with the provenance the manifest records.
 #[derive(Debug, Clone)]
@@ -160,6 +161,20 @@ impl Lab {
                 }
                 // The trace a replay test plays must be there before anything runs.
                 let Some(replay) = &t.workload.replay else {
+                    // A span that cannot hold one request is wrong on every drive.
+                    let largest = t.workload.block_size.max();
+                    if let Span::Bytes(span) = t.workload.span {
+                        if span < largest {
+                            errors.push(at_key(
+                                format!("tests[{i}].span"),
+                                format!(
+                                    "expected a span of at least the block size ({}), found {}",
+                                    SizeLabel(largest),
+                                    SizeLabel(span)
+                                ),
+                            ));
+                        }
+                    }
                     continue;
                 };
                 match &replay.trace {

@@ -38,6 +38,11 @@ fn malformed_suite_names_file_line_column_field() {
             "block_size: 1000B",
             "suites/tiny.yaml:20:5: tests[1].block_size: expected a multiple of 512 bytes",
         ),
+        (
+            "span: 16MiB",
+            "span: 2KiB",
+            "suites/tiny.yaml:10:5: tests[0].span: expected a span of at least the block size (4 KiB), found 2 KiB",
+        ),
     ] {
         assert!(TINY_SUITE.contains(from));
         lab.write("suites/tiny.yaml", &TINY_SUITE.replace(from, to));
