@@ -69,6 +69,7 @@ pub fn yaml_error(file: &Path, e: &serde_yaml::Error) -> InputError {
             message = tail.to_string();
         }
     }
+    let message = plain_words(&message);
     // An error about the document as a whole (a missing top-level key) has no position of
     // its own: it is reported at the top of the file.
     let (line, column) = e
@@ -82,6 +83,40 @@ pub fn yaml_error(file: &Path, e: &serde_yaml::Error) -> InputError {
         field,
         message,
     }
+}
+
+/// serde's "invalid type: FOUND, expected WANTED" (or "invalid value: …") in the words of
+/// every other message ("expected WANTED, found FOUND"), with Rust's type names said as
+/// what to write (`u64` is "a whole number from 0 to 18446744073709551615"; an enum given
+/// a list or a mapping, "a YAML tag starting with '!'", wants a name) and YAML's
+/// (a sequence is a list).
+fn plain_words(message: &str) -> String {
+    let Some((found, wanted)) = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))
+        .and_then(|m| m.split_once(", expected "))
+    else {
+        return message.to_string();
+    };
+    let whole = |max: u64| format!("a whole number from 0 to {max}");
+    let wanted = match wanted {
+        "u8" => whole(u8::MAX.into()),
+        "u16" => whole(u16::MAX.into()),
+        "u32" => whole(u32::MAX.into()),
+        "u64" | "usize" => whole(u64::MAX),
+        "i64" => "a whole number".to_string(),
+        "f64" | "f32" => "a number".to_string(),
+        "a YAML tag starting with '!'" => "a name (one word)".to_string(),
+        other => other.to_string(),
+    };
+    let found = match found {
+        "sequence" => "a list".to_string(),
+        "map" => "a mapping".to_string(),
+        "unit value" => "nothing".to_string(),
+        // A number too large for any integer type is read "as u128".
+        other => other.replace(" as u128", ""),
+    };
+    format!("expected {wanted}, found {found}")
 }
 
 /// A YAML scalar as a visitor receives it.
@@ -462,6 +497,43 @@ mod tests {
         let e = from_yaml::<Doc>(Path::new("x.yaml"), text).unwrap_err();
         assert_eq!(e.line, 4);
         assert!(e.message.contains("unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn type_errors_say_what_to_write() {
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        enum Kind {
+            #[serde(rename = "a")]
+            A,
+        }
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Top {
+            seed: u64,
+            kind: Option<Kind>,
+        }
+        for (text, wanted) in [
+            (
+                "seed: 1.5\n",
+                "expected a whole number from 0 to 18446744073709551615, found floating point `1.5`",
+            ),
+            (
+                "seed: -1\n",
+                "expected a whole number from 0 to 18446744073709551615, found integer `-1`",
+            ),
+            (
+                "seed: 99999999999999999999999\n",
+                "expected a whole number from 0 to 18446744073709551615, found integer `99999999999999999999999`",
+            ),
+            (
+                "seed: 1\nkind: [a]\n",
+                "expected a name (one word), found a list",
+            ),
+        ] {
+            let e = from_yaml::<Top>(Path::new("x.yaml"), text).unwrap_err();
+            assert_eq!(e.message, wanted, "{text:?}");
+        }
     }
 
     #[test]
