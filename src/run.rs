@@ -78,6 +78,8 @@ fn cannot_store(e: &Error, results: &Path) -> bool {
 }
 
 struct Group<'a> {
+    /// The lab's run this is (`JobManifest::run`).
+    run: u64,
     drive: &'a crate::lab::Loaded<DriveSpec>,
     target: Box<dyn Target>,
     firmware: String,
@@ -128,6 +130,13 @@ pub fn run(
         });
     }
     let total = plan.jobs.len();
+    // This run's number: one more than that of any results stored.
+    let run_number = 1 + store::scan(&results)
+        .0
+        .iter()
+        .map(|j| j.manifest.run)
+        .max()
+        .unwrap_or(0);
     let mut groups: Vec<Group> = Vec::new();
     let mut problems = Vec::new();
     // Every trace a replay test plays, read once (failures too), before anything runs.
@@ -175,6 +184,7 @@ pub fn run(
                     }
                 }
                 groups.push(Group {
+                    run: run_number,
                     drive,
                     target,
                     firmware,
@@ -308,14 +318,16 @@ fn run_job(
     }
     obs.job_started(index, total, job);
     store::invalidate(&dir)?;
-    let started_at = now_rfc3339();
+    // A simulated drive's results are the same whenever and wherever they are computed,
+    // so its manifest records neither (and stays byte-identical from run to run).
+    let simulated = g.target.info().kind == crate::target::TargetKind::Simulated;
+    let started_at = (!simulated).then(now_rfc3339);
     let engine = opts.engine.unwrap_or(job.engine);
     let precondition = if job.repeat == 1 {
         precondition(g.target.as_mut(), job, span, engine, stop)?
     } else {
         None
     };
-    let simulated = g.target.info().kind == crate::target::TargetKind::Simulated;
     let writer = SampleWriter::create(&dir, &job.id, !simulated)?;
     let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
     let (outcome, engine_used) = engine::run(
@@ -364,15 +376,16 @@ fn run_job(
             path: g.drive.file.display().to_string(),
             sha256: g.drive.sha256.clone(),
         },
-        host: store::this_host(),
-        clock: if info.kind == TargetKind::Simulated {
+        host: (!simulated).then(store::this_host),
+        clock: if simulated {
             "virtual".into()
         } else {
             "monotonic".into()
         },
         target: info,
+        run: g.run,
         started_at,
-        finished_at: now_rfc3339(),
+        finished_at: (!simulated).then(now_rfc3339),
         warmup_ns: job.workload.warmup_ns,
         precondition,
         outcome,

@@ -210,4 +210,20 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         "{}",
         stderr(&out)
     );
+
+    // Back to B1 (a firmware withdrawn): the run stored last makes it current again,
+    // whatever the names' order, and the history lists it last.
+    lab.sim_drive("sim-b", "Beta", "B1", 2);
+    for args in [&["run", "--drive", "sim-b"][..], &["render"]] {
+        let out = lab.roundup(args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let board = fs::read_to_string(
+        lab.path()
+            .join("site/leaderboards/tiny/random-write-4k.html"),
+    )
+    .unwrap();
+    assert!(board.contains("B1 (current)"), "{board}");
+    let history = fs::read_to_string(lab.path().join("site/drives/sim-b-firmware.html")).unwrap();
+    assert!(history.contains("Firmwares with results, oldest first: B2, B1"));
 }

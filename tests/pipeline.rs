@@ -113,6 +113,7 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
         m["engine"]
     );
     assert_eq!(m["clock"], "monotonic");
+    assert_eq!(m["run"], 1);
     assert_eq!(m["suite_file"]["path"], "suites/tiny.yaml");
     assert_eq!(m["suite_file"]["sha256"].as_str().unwrap().len(), 64);
     for key in [
@@ -284,8 +285,7 @@ print(len(files), rows, n, drives)
 
 #[test]
 fn simulated_results_and_site_are_byte_identical() {
-    // `another_day`: the second lab's manifests say its jobs ran on another day.
-    let make = |another_day: bool| {
+    let make = || {
         let lab = TestLab::new();
         lab.write("suites/tiny.yaml", TINY_SUITE);
         lab.sim_drive("sim-a", "Alpha", "A1", 8);
@@ -296,31 +296,42 @@ fn simulated_results_and_site_are_byte_identical() {
         );
         let out = lab.roundup(&["run"]);
         assert!(out.status.success(), "{}", stderr(&out));
-        if another_day {
-            for f in files(&lab.path().join("results")) {
-                if f.ends_with("manifest.json") {
-                    let p = lab.path().join("results").join(f);
-                    let mut m: serde_json::Value =
-                        serde_json::from_slice(&fs::read(&p).unwrap()).unwrap();
-                    m["started_at"] = "2009-04-01T10:00:00Z".into();
-                    m["finished_at"] = "2009-04-01T10:00:01Z".into();
-                    fs::write(&p, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
-                }
-            }
-        }
-        let out = lab.roundup(&["render"]);
-        assert!(out.status.success(), "{}", stderr(&out));
         lab
     };
-    let (a, b) = (make(false), make(true));
+    let (a, b) = (make(), make());
+    // Samples and manifests alike, byte for byte: no clock or machine is recorded.
     let fa = files(&a.path().join("results"));
     assert_eq!(fa, files(&b.path().join("results")));
-    for f in fa.iter().filter(|f| f.ends_with("samples.parquet")) {
+    assert!(fa.iter().any(|f| f.ends_with("manifest.json")));
+    for f in &fa {
         assert_eq!(
             fs::read(a.path().join("results").join(f)).unwrap(),
             fs::read(b.path().join("results").join(f)).unwrap(),
             "{f:?} differs"
         );
+    }
+    for f in fa.iter().filter(|f| f.ends_with("manifest.json")) {
+        let m: serde_json::Value =
+            serde_json::from_slice(&fs::read(a.path().join("results").join(f)).unwrap()).unwrap();
+        assert_eq!(m["run"], 1, "{f:?}");
+        for key in ["started_at", "finished_at", "host"] {
+            assert!(m[key].is_null(), "{f:?} records {key}");
+        }
+    }
+    // The second lab's manifests are made to say that its jobs ran on another day and
+    // machine, as manifests of format 1 did: the site stays the same.
+    for f in fa.iter().filter(|f| f.ends_with("manifest.json")) {
+        let p = b.path().join("results").join(f);
+        let mut m: serde_json::Value = serde_json::from_slice(&fs::read(&p).unwrap()).unwrap();
+        m["format"] = 1.into();
+        m["started_at"] = "2009-04-01T10:00:00Z".into();
+        m["finished_at"] = "2009-04-01T10:00:01Z".into();
+        m["host"] = serde_json::json!({"kernel": "Linux 2.6.30", "cpu": "Core i7 920", "cpus": 8});
+        fs::write(&p, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    }
+    for lab in [&a, &b] {
+        let out = lab.roundup(&["render"]);
+        assert!(out.status.success(), "{}", stderr(&out));
     }
     let sa = files(&a.path().join("site"));
     assert_eq!(sa, files(&b.path().join("site")));

@@ -507,14 +507,21 @@ impl TestFigures {
     }
 }
 
+/// When a job was stored, in the lab's order: its run, then (for a real drive, whose
+/// manifest has it; and for results of manifest format 1, which have no run) the time it
+/// finished.
+fn stored_when(m: &crate::store::JobManifest) -> (u64, &str) {
+    (m.run, m.finished_at.as_deref().unwrap_or(""))
+}
+
 /// For each drive, the firmware whose results are current: the one of its most recently
-/// finished job (ties broken by firmware name), so re-running a drive under new firmware
+/// stored job (ties broken by firmware name), so re-running a drive under new firmware
 /// makes the new results current.
 pub fn current_firmware(jobs: &[(StoredJob, JobSummary)]) -> BTreeMap<String, String> {
-    let mut latest: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let mut latest: BTreeMap<String, ((u64, &str), String)> = BTreeMap::new();
     for (j, _) in jobs {
         let m = &j.manifest;
-        let cand = (m.finished_at.clone(), m.firmware.clone());
+        let cand = (stored_when(m), m.firmware.clone());
         let e = latest
             .entry(m.drive.clone())
             .or_insert_with(|| cand.clone());
@@ -536,18 +543,17 @@ pub fn figures(
     figures_where(jobs, order, |m| current.get(&m.drive) == Some(&m.firmware))
 }
 
-/// A drive's firmwares with results, oldest first (by their latest finished job).
+/// A drive's firmwares with results, oldest first (by their latest stored job).
 pub fn firmwares(jobs: &[(StoredJob, JobSummary)], drive: &str) -> Vec<String> {
-    let mut latest: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut latest: BTreeMap<&str, (u64, &str)> = BTreeMap::new();
     for (j, _) in jobs.iter().filter(|(j, _)| j.manifest.drive == drive) {
-        let e = latest
-            .entry(&j.manifest.firmware)
-            .or_insert(&j.manifest.finished_at);
-        if j.manifest.finished_at.as_str() > *e {
-            *e = &j.manifest.finished_at;
+        let when = stored_when(&j.manifest);
+        let e = latest.entry(&j.manifest.firmware).or_insert(when);
+        if when > *e {
+            *e = when;
         }
     }
-    let mut v: Vec<(&str, &str)> = latest.into_iter().map(|(fw, t)| (t, fw)).collect();
+    let mut v: Vec<((u64, &str), &str)> = latest.into_iter().map(|(fw, t)| (t, fw)).collect();
     v.sort();
     v.into_iter().map(|(_, fw)| fw.to_string()).collect()
 }

@@ -464,8 +464,11 @@ impl<'a> Site<'a> {
         let mut runs: BTreeMap<(&str, &str, &str), (Option<&str>, usize)> = BTreeMap::new();
         for (j, _) in &self.summaries {
             let m = &j.manifest;
-            let day = (m.target.kind != TargetKind::Simulated)
-                .then(|| m.finished_at.get(..10).unwrap_or(&m.finished_at));
+            let day = m
+                .finished_at
+                .as_deref()
+                .filter(|_| m.target.kind != TargetKind::Simulated)
+                .map(|t| t.get(..10).unwrap_or(t));
             let e = runs
                 .entry((&m.drive, &m.firmware, &m.suite))
                 .or_insert((day, 0));

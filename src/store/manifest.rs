@@ -6,8 +6,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Outcome;
 
-/// The manifest format this roundup writes and reads.
-pub const MANIFEST_FORMAT: u32 = 1;
+/// The manifest format this roundup writes.
+pub const MANIFEST_FORMAT: u32 = 2;
+
+/// The manifest formats this roundup reads: 1 recorded the wall clock and host of every
+/// job and had no run number; 2 leaves them out of a simulated drive's (null), whose
+/// results do not depend on when or where they were computed.
+pub const MANIFEST_FORMATS_READ: std::ops::RangeInclusive<u32> = 1..=MANIFEST_FORMAT;
 
 /// An input file and the hash of its bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,16 +100,21 @@ pub struct JobManifest {
     pub suite_file: FileRef,
     /// The drive file.
     pub drive_file: FileRef,
-    /// The machine.
-    pub host: Host,
+    /// The machine; none for a simulated drive.
+    pub host: Option<Host>,
     /// The target as it reported itself.
     pub target: crate::target::TargetInfo,
     /// `monotonic` (real time) or `virtual` (simulated time).
     pub clock: String,
-    /// Wall-clock start (RFC 3339, UTC).
-    pub started_at: String,
-    /// Wall-clock end (RFC 3339, UTC).
-    pub finished_at: String,
+    /// Which `roundup run` of the lab stored the job: one more than the highest run among
+    /// the results when it started (1 in an empty lab; 0 in format 1). It orders a drive's
+    /// firmwares without a clock.
+    #[serde(default)]
+    pub run: u64,
+    /// Wall-clock start (RFC 3339, UTC); none for a simulated drive.
+    pub started_at: Option<String>,
+    /// Wall-clock end (RFC 3339, UTC); none for a simulated drive.
+    pub finished_at: Option<String>,
     /// Warm-up excluded from the samples (ns of the target clock).
     pub warmup_ns: u64,
     /// Preconditioning done before this job, if any.

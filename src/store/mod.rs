@@ -9,7 +9,10 @@
 mod manifest;
 mod writer;
 
-pub use manifest::{this_host, FileRef, Host, JobManifest, PreconditionRecord, MANIFEST_FORMAT};
+pub use manifest::{
+    this_host, FileRef, Host, JobManifest, PreconditionRecord, MANIFEST_FORMAT,
+    MANIFEST_FORMATS_READ,
+};
 pub use writer::{sample_schema, SampleWriter, ThreadSink};
 
 use std::fs;
@@ -132,10 +135,12 @@ pub fn scan(results: &Path) -> (Vec<StoredJob>, Vec<String>) {
             .map_err(|e| e.to_string())
             .and_then(|b| serde_json::from_slice::<JobManifest>(&b).map_err(|e| e.to_string()))
         {
-            Ok(m) if m.format != MANIFEST_FORMAT => problems.push(format!(
-                "{}: manifest format {} (this roundup reads {MANIFEST_FORMAT}); skipped",
+            Ok(m) if !MANIFEST_FORMATS_READ.contains(&m.format) => problems.push(format!(
+                "{}: manifest format {} (this roundup reads {} to {}); skipped",
                 mpath.display(),
-                m.format
+                m.format,
+                MANIFEST_FORMATS_READ.start(),
+                MANIFEST_FORMATS_READ.end()
             )),
             Ok(manifest) => {
                 if dir.join(SAMPLES).is_file() {
