@@ -19,6 +19,7 @@ use crate::store::{
 use crate::suite::{Length, Pattern, Span, TraceInput, Workload};
 use crate::target::{self, EngineChoice, Target, TargetKind};
 use crate::trace::{ImportOptions, Trace};
+use crate::units::{SizeLabel, SizeRounded};
 
 /// roundup's git revision at build time (`unknown` outside a git checkout).
 pub const GIT_REVISION: &str = match option_env!("ROUNDUP_GIT_REVISION") {
@@ -101,6 +102,45 @@ fn resolve_firmware(spec: &DriveSpec, target: &dyn Target) -> Result<(String, &'
     }
 }
 
+/// This machine's memory in bytes (`MemTotal` in /proc/meminfo), if it can be read.
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+/// Checks that the I/O buffers a job's engine holds (one per slot, each of its largest
+/// request) fit in half of `memory`: a queue of huge blocks would otherwise exhaust the
+/// machine in the middle of a run.
+fn check_buffers(job: &Job, trace: Option<&Trace>, memory: Option<u64>) -> Result<()> {
+    let w = &job.workload;
+    let largest = match trace {
+        // A trace's request, widened to whole blocks at both ends.
+        Some(t) => t.requests.iter().map(|r| r.len as u64).max().unwrap_or(0) + 2 * 4096,
+        None => w.block_size.max(),
+    };
+    let slots = w.threads as u64 * w.queue_depth as u64;
+    let bytes = slots.saturating_mul(largest);
+    match memory {
+        Some(memory) if bytes > memory / 2 => Err(Error::Target(format!(
+            "drive {}: the engine's I/O buffers ({slots} in flight × {}) would take {}, more \
+             than half this machine's memory ({}); lower queue_depth, threads or block_size",
+            job.drive,
+            SizeLabel(largest),
+            SizeRounded(bytes),
+            SizeRounded(memory)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The hash `--resume` compares: the planned job and its drive file.
 pub fn plan_hash(job: &Job, drive: &DriveSpec) -> String {
     let text = serde_json::json!({"job": job, "drive": drive}).to_string();
@@ -139,6 +179,7 @@ pub fn run(
         .unwrap_or(0);
     let mut groups: Vec<Group> = Vec::new();
     let mut problems = Vec::new();
+    let memory = machine_memory();
     // Every trace a replay test plays, read once (failures too), before anything runs.
     let mut traces: BTreeMap<&TraceInput, Option<Trace>> = BTreeMap::new();
     for job in &plan.jobs {
@@ -171,15 +212,15 @@ pub fn run(
             Ok((target, (firmware, firmware_source))) => {
                 let mut checked = Vec::new();
                 for (k, job) in jobs.iter().enumerate() {
-                    match target::check_workload(drive_id, target.info(), &job.workload) {
-                        Ok(span) => {
-                            let trace = job
-                                .workload
-                                .replay
-                                .as_ref()
-                                .and_then(|r| traces.get(&r.trace).and_then(Option::as_ref));
-                            checked.push((i + k + 1, job, span, trace))
-                        }
+                    let trace = job
+                        .workload
+                        .replay
+                        .as_ref()
+                        .and_then(|r| traces.get(&r.trace).and_then(Option::as_ref));
+                    match target::check_workload(drive_id, target.info(), &job.workload)
+                        .and_then(|span| check_buffers(job, trace, memory).map(|_| span))
+                    {
+                        Ok(span) => checked.push((i + k + 1, job, span, trace)),
                         Err(e) => problems.push(format!("{}: {e}", job.id)),
                     }
                 }

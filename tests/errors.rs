@@ -334,6 +334,26 @@ fn target_problems_are_found_before_anything_runs() {
         "{}",
         stderr(&out)
     );
+
+    // I/O buffers no machine has room for (65535 × 2 GiB): refused, not run out of memory.
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE
+            .replace("block_size: 4KiB", "block_size: 2GiB")
+            .replace("span: 16MiB", "span: 4GiB")
+            .replace("queue_depth: 4", "queue_depth: 65535"),
+    );
+    let out = lab.roundup(&["run", "--drive", "sim-a", "--test", "random-write-4k"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(
+            "drive sim-a: the engine's I/O buffers (65535 in flight × 2 GiB) would take 128.0 TiB, \
+             more than half this machine's memory"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!lab.path().join("results").exists());
 }
 
 #[test]
