@@ -122,7 +122,7 @@ fn machine_memory() -> Option<u64> {
 fn check_buffers(job: &Job, trace: Option<&Trace>, memory: Option<u64>) -> Result<()> {
     let w = &job.workload;
     let largest = match trace {
-        // A trace's request, widened to whole blocks at both ends.
+        // A trace's longest request, widened to whole blocks (of 4 KiB at most) at both ends.
         Some(t) => t.requests.iter().map(|r| r.len as u64).max().unwrap_or(0) + 2 * 4096,
         None => w.block_size.max(),
     };
@@ -361,7 +361,7 @@ fn run_job(
     store::invalidate(&dir)?;
     // A simulated drive's results are the same whenever and wherever they are computed,
     // so its manifest records neither (and stays byte-identical from run to run).
-    let simulated = g.target.info().kind == crate::target::TargetKind::Simulated;
+    let simulated = g.target.info().kind == TargetKind::Simulated;
     let started_at = (!simulated).then(now_rfc3339);
     let engine = opts.engine.unwrap_or(job.engine);
     let precondition = if job.repeat == 1 {
