@@ -119,11 +119,16 @@ fn machine_memory() -> Option<u64> {
 /// Checks that the I/O buffers a job's engine holds (one per slot, each of its largest
 /// request) fit in half of `memory`: a queue of huge blocks would otherwise exhaust the
 /// machine in the middle of a run.
-fn check_buffers(job: &Job, trace: Option<&Trace>, memory: Option<u64>) -> Result<()> {
+fn check_buffers(
+    job: &Job,
+    trace: Option<&Trace>,
+    logical_block: u64,
+    memory: Option<u64>,
+) -> Result<()> {
     let w = &job.workload;
     let largest = match trace {
-        // A trace's longest request, widened to whole blocks (of 4 KiB at most) at both ends.
-        Some(t) => t.requests.iter().map(|r| r.len as u64).max().unwrap_or(0) + 2 * 4096,
+        // A trace's longest request, widened to whole logical blocks at both ends.
+        Some(t) => t.requests.iter().map(|r| r.len as u64).max().unwrap_or(0) + 2 * logical_block,
         None => w.block_size.max(),
     };
     let slots = w.threads as u64 * w.queue_depth as u64;
@@ -217,9 +222,12 @@ pub fn run(
                         .replay
                         .as_ref()
                         .and_then(|r| traces.get(&r.trace).and_then(Option::as_ref));
-                    match target::check_workload(drive_id, target.info(), &job.workload)
-                        .and_then(|span| check_buffers(job, trace, memory).map(|_| span))
-                    {
+                    match target::check_workload(drive_id, target.info(), &job.workload).and_then(
+                        |span| {
+                            let lb = target.info().logical_block as u64;
+                            check_buffers(job, trace, lb, memory).map(|_| span)
+                        },
+                    ) {
                         Ok(span) => checked.push((i + k + 1, job, span, trace)),
                         Err(e) => problems.push(format!("{}: {e}", job.id)),
                     }
