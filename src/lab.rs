@@ -230,6 +230,15 @@ impl Lab {
         })
     }
 
+    /// The firmware each drive file names (drive id → firmware): what the drive runs now,
+    /// so its results are the current ones.
+    pub fn named_firmwares(&self) -> BTreeMap<String, String> {
+        self.drives
+            .iter()
+            .filter_map(|(id, d)| Some((id.clone(), d.spec.firmware.clone()?)))
+            .collect()
+    }
+
     /// `results/` of the lab.
     pub fn results_dir(&self) -> PathBuf {
         self.root.join("results")

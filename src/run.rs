@@ -79,8 +79,6 @@ fn cannot_store(e: &Error, results: &Path) -> bool {
 }
 
 struct Group<'a> {
-    /// The lab's run this is (`JobManifest::run`).
-    run: u64,
     drive: &'a crate::lab::Loaded<DriveSpec>,
     target: Box<dyn Target>,
     firmware: String,
@@ -175,13 +173,6 @@ pub fn run(
         });
     }
     let total = plan.jobs.len();
-    // This run's number: one more than that of any results stored.
-    let run_number = 1 + store::scan(&results)
-        .0
-        .iter()
-        .map(|j| j.manifest.run)
-        .max()
-        .unwrap_or(0);
     let mut groups: Vec<Group> = Vec::new();
     let mut problems = Vec::new();
     let memory = machine_memory();
@@ -233,7 +224,6 @@ pub fn run(
                     }
                 }
                 groups.push(Group {
-                    run: run_number,
                     drive,
                     target,
                     firmware,
@@ -432,7 +422,6 @@ fn run_job(
             "monotonic".into()
         },
         target: info,
-        run: g.run,
         started_at,
         finished_at: (!simulated).then(now_rfc3339),
         warmup_ns: job.workload.warmup_ns,

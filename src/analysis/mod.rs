@@ -507,29 +507,45 @@ impl TestFigures {
     }
 }
 
-/// When a job was stored, in the lab's order: its run, then (for a real drive, whose
-/// manifest has it; and for results of manifest format 1, which have no run) the time it
-/// finished.
-fn stored_when(m: &crate::store::JobManifest) -> (u64, &str) {
-    (m.run, m.finished_at.as_deref().unwrap_or(""))
+/// How a drive's firmwares are ordered, oldest first: the one its drive file names (in
+/// `named`, drive id → firmware) last, as it is what the drive runs now; the others by
+/// when their last job finished (the wall clock a real drive's manifest records; a
+/// simulated drive's records none, its results being the same whenever they are
+/// computed), then by name.
+type FirmwareOrder<'a> = (bool, Option<&'a str>, &'a str);
+
+fn firmware_order<'a>(
+    m: &'a crate::store::JobManifest,
+    named: &BTreeMap<String, String>,
+) -> FirmwareOrder<'a> {
+    (
+        named.get(&m.drive) == Some(&m.firmware),
+        m.finished_at.as_deref(),
+        &m.firmware,
+    )
 }
 
-/// For each drive, the firmware whose results are current: the one of its most recently
-/// stored job (ties broken by firmware name), so re-running a drive under new firmware
-/// makes the new results current.
-pub fn current_firmware(jobs: &[(StoredJob, JobSummary)]) -> BTreeMap<String, String> {
-    let mut latest: BTreeMap<String, ((u64, &str), String)> = BTreeMap::new();
+/// For each drive, the firmware whose results are current: the one its drive file names
+/// (`named`: drive id → firmware) if it has results, else the one whose job finished last
+/// (then by name). Re-running a drive under new firmware makes the new results current,
+/// and a simulated drive's current results do not depend on when anything ran.
+pub fn current_firmware(
+    jobs: &[(StoredJob, JobSummary)],
+    named: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut latest: BTreeMap<&str, FirmwareOrder> = BTreeMap::new();
     for (j, _) in jobs {
         let m = &j.manifest;
-        let cand = (stored_when(m), m.firmware.clone());
-        let e = latest
-            .entry(m.drive.clone())
-            .or_insert_with(|| cand.clone());
+        let cand = firmware_order(m, named);
+        let e = latest.entry(&m.drive).or_insert(cand);
         if cand > *e {
             *e = cand;
         }
     }
-    latest.into_iter().map(|(d, (_, fw))| (d, fw)).collect()
+    latest
+        .into_iter()
+        .map(|(d, (_, _, fw))| (d.to_string(), fw.to_string()))
+        .collect()
 }
 
 /// Groups the current results (each drive's current firmware) by suite, test and variant,
@@ -538,24 +554,30 @@ pub fn current_firmware(jobs: &[(StoredJob, JobSummary)]) -> BTreeMap<String, St
 pub fn figures(
     jobs: &[(StoredJob, JobSummary)],
     order: &BTreeMap<String, Vec<String>>,
+    named: &BTreeMap<String, String>,
 ) -> Vec<TestFigures> {
-    let current = current_firmware(jobs);
+    let current = current_firmware(jobs, named);
     figures_where(jobs, order, |m| current.get(&m.drive) == Some(&m.firmware))
 }
 
-/// A drive's firmwares with results, oldest first (by their latest stored job).
-pub fn firmwares(jobs: &[(StoredJob, JobSummary)], drive: &str) -> Vec<String> {
-    let mut latest: BTreeMap<&str, (u64, &str)> = BTreeMap::new();
+/// A drive's firmwares with results, oldest first (as [`current_firmware`] orders them:
+/// the one its drive file names last).
+pub fn firmwares(
+    jobs: &[(StoredJob, JobSummary)],
+    drive: &str,
+    named: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut latest: BTreeMap<&str, FirmwareOrder> = BTreeMap::new();
     for (j, _) in jobs.iter().filter(|(j, _)| j.manifest.drive == drive) {
-        let when = stored_when(&j.manifest);
-        let e = latest.entry(&j.manifest.firmware).or_insert(when);
-        if when > *e {
-            *e = when;
+        let cand = firmware_order(&j.manifest, named);
+        let e = latest.entry(&j.manifest.firmware).or_insert(cand);
+        if cand > *e {
+            *e = cand;
         }
     }
-    let mut v: Vec<((u64, &str), &str)> = latest.into_iter().map(|(fw, t)| (t, fw)).collect();
+    let mut v: Vec<FirmwareOrder> = latest.into_values().collect();
     v.sort();
-    v.into_iter().map(|(_, fw)| fw.to_string()).collect()
+    v.into_iter().map(|(_, _, fw)| fw.to_string()).collect()
 }
 
 /// Like [`figures`], over the results `keep` selects (e.g. one drive under one firmware).

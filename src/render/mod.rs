@@ -490,7 +490,7 @@ fn lab_figures(
     let (jobs, mut problems) = store::scan(&lab.results_dir());
     let (summaries, mut more) = analysis::summarize(&jobs);
     problems.append(&mut more);
-    let figures = analysis::figures(&summaries, &suite_order(lab));
+    let figures = analysis::figures(&summaries, &suite_order(lab), &lab.named_firmwares());
     (summaries, figures, problems)
 }
 

@@ -113,7 +113,7 @@ impl<'a> Site<'a> {
 
     /// The lab's drives and any others with results, with their current firmware.
     fn drives(&self) -> BTreeMap<String, DriveRow> {
-        let current = analysis::current_firmware(&self.summaries);
+        let current = analysis::current_firmware(&self.summaries, &self.lab.named_firmwares());
         let mut drives: BTreeMap<String, DriveRow> = self
             .lab
             .drives
@@ -155,7 +155,9 @@ impl<'a> Site<'a> {
             }
         }
         for row in drives.values_mut() {
-            row.history = analysis::firmwares(&self.summaries, &row.id).len() > 1;
+            row.history =
+                analysis::firmwares(&self.summaries, &row.id, &self.lab.named_firmwares()).len()
+                    > 1;
         }
         drives
     }
@@ -298,7 +300,7 @@ impl<'a> Site<'a> {
     fn history_pages(&mut self, drives: &BTreeMap<String, DriveRow>) -> Result<()> {
         let order = suite_order(self.lab);
         for row in drives.values().filter(|r| r.history) {
-            let fws = analysis::firmwares(&self.summaries, &row.id);
+            let fws = analysis::firmwares(&self.summaries, &row.id, &self.lab.named_firmwares());
             let (old, new) = (&fws[fws.len() - 2], &fws[fws.len() - 1]);
             let under = |fw: &str| {
                 analysis::figures_where(&self.summaries, &order, |m| {
@@ -412,7 +414,7 @@ impl<'a> Site<'a> {
         suites: &BTreeMap<String, SuiteLink>,
     ) -> Result<Vec<serde_json::Value>> {
         let all = analysis::leaderboard(&self.summaries, &suite_order(self.lab));
-        let current = analysis::current_firmware(&self.summaries);
+        let current = analysis::current_firmware(&self.summaries, &self.lab.named_firmwares());
         let mut links = Vec::new();
         let mut tests: Vec<(String, String)> = Vec::new();
         for f in &all {

@@ -10,8 +10,8 @@ use crate::engine::Outcome;
 pub const MANIFEST_FORMAT: u32 = 2;
 
 /// The manifest formats this roundup reads: 1 recorded the wall clock and host of every
-/// job and had no run number; 2 leaves them out of a simulated drive's (null), whose
-/// results do not depend on when or where they were computed.
+/// job; 2 leaves them out of a simulated drive's (null), whose results do not depend on
+/// when or where they were computed.
 pub const MANIFEST_FORMATS_READ: std::ops::RangeInclusive<u32> = 1..=MANIFEST_FORMAT;
 
 /// An input file and the hash of its bytes.
@@ -106,11 +106,6 @@ pub struct JobManifest {
     pub target: crate::target::TargetInfo,
     /// `monotonic` (real time) or `virtual` (simulated time).
     pub clock: String,
-    /// Which `roundup run` of the lab stored the job: one more than the highest run among
-    /// the results when it started (1 in an empty lab; 0 in format 1). It orders a drive's
-    /// firmwares without a clock.
-    #[serde(default)]
-    pub run: u64,
     /// Wall-clock start (RFC 3339, UTC); none for a simulated drive.
     pub started_at: Option<String>,
     /// Wall-clock end (RFC 3339, UTC); none for a simulated drive.
