@@ -248,7 +248,7 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
 }
 
 #[test]
-fn parquet_reads_in_pyarrow_and_duckdb() {
+fn parquet_reads_in_pyarrow_and_duckdb_with_the_same_figures() {
     let probe = std::process::Command::new("python3")
         .args(["-c", "import pyarrow, duckdb"])
         .output();
@@ -261,17 +261,34 @@ fn parquet_reads_in_pyarrow_and_duckdb() {
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);
     lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    // A real file too: its latencies vary from I/O to I/O, so its percentiles mean something.
+    lab.file_drive("file-a", "64MiB");
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    let summary = lab.roundup(&["summary", "--json"]);
+    assert!(summary.status.success(), "{}", stderr(&summary));
+    lab.write("summary.json", &stdout(&summary));
+    // DuckDB's own figures of each job's samples (percentiles interpolated between ranks,
+    // `quantile_cont`) against roundup's summary.
     let script = r#"
-import sys, glob, pyarrow.parquet as pq, duckdb
-files = sorted(glob.glob(sys.argv[1] + '/results/**/samples.parquet', recursive=True))
+import sys, glob, json, pyarrow.parquet as pq, duckdb
+lab = sys.argv[1]
+files = sorted(glob.glob(lab + '/results/**/samples.parquet', recursive=True))
 rows = sum(pq.read_table(f).num_rows for f in files)
 t = pq.read_table(files[0])
 assert t.column_names == ['job','thread','seq','op','offset','len','submit_ns','latency_ns','qd'], t.column_names
 con = duckdb.connect()
-n, drives = con.execute("select count(*), count(distinct drive) from read_parquet(?, hive_partitioning=true)", [sys.argv[1] + '/results/**/samples.parquet']).fetchone()
-print(len(files), rows, n, drives)
+n, drives = con.execute("select count(*), count(distinct drive) from read_parquet(?, hive_partitioning=true)", [lab + '/results/**/samples.parquet']).fetchone()
+compared = 0
+for r in json.load(open(lab + '/summary.json')):
+    compared += 1
+    job = f"{r['drive']}/{r['suite']}/{r['test']}/{r['variant']}/r{r['repeat']}"
+    got = con.execute("select count(*), avg(latency_ns), quantile_cont(latency_ns, 0.5), quantile_cont(latency_ns, 0.99), quantile_cont(latency_ns, 0.999), max(latency_ns), sum(len) from read_parquet(?) where job = ?", [lab + '/results/**/samples.parquet', job]).fetchone()
+    ours = (r['ios'], r['lat_mean_us'], r['lat_p50_us'], r['lat_p99_us'], r['lat_p999_us'], r['lat_max_us'], r['mb_per_s'] * 1e6 * r['duration_s'])
+    theirs = (got[0],) + tuple(x / 1e3 for x in got[1:6]) + (got[6],)
+    for name, a, b in zip(['ios', 'mean', 'p50', 'p99', 'p99.9', 'max', 'bytes'], ours, theirs):
+        assert abs(a - b) <= 1e-9 * abs(b), (job, name, a, b)
+print(len(files), rows, n, drives, compared)
 "#;
     let out = std::process::Command::new("python3")
         .args(["-c", script])
@@ -279,7 +296,7 @@ print(len(files), rows, n, drives)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out).trim(), "3 4200 4200 1");
+    assert_eq!(stdout(&out).trim(), "6 8400 8400 2 6");
 }
 
 #[test]
