@@ -474,7 +474,10 @@ impl Observer for Bars {
         }
     }
     fn job_finished(&self, job: &Job, m: &JobManifest) {
+        // How long the job took here (the console only: no clock reaches the results).
+        let mut took = String::new();
         if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
+            took = format!("  in {:.1} s", bar.elapsed().as_secs_f64());
             bar.finish_and_clear();
         }
         let s = m.outcome.measured_ns as f64 / 1e9;
@@ -516,7 +519,7 @@ impl Observer for Bars {
         }
         self.multi.suspend(|| {
             say(format_args!(
-                "done {:<60} {:>10} IOPS {:>9} MB/s{replay}",
+                "done {:<60} {:>10} IOPS {:>9} MB/s{took}{replay}",
                 job.id,
                 figure(iops),
                 figure(mbs)
