@@ -458,19 +458,22 @@ impl<'a> Site<'a> {
         Ok(links)
     }
 
-    /// The latest runs: each drive, firmware and suite with results, the day its last job
-    /// finished (as the manifests record it) and its number of jobs, newest first. A
-    /// simulated drive's results do not depend on when it ran, so its runs carry no day
-    /// (the site stays byte-identical on any day) and come after the dated ones, by name.
+    /// The latest runs on real drives: each drive, firmware and suite with results, the day
+    /// its last job finished (as the manifests record it) and its number of jobs, newest
+    /// first, the last twelve. A simulated drive's results do not depend on when it ran, so
+    /// it has no place here (the drives table lists it with its results).
     fn latest_runs(&self, drives: &BTreeMap<String, DriveRow>) -> Vec<serde_json::Value> {
-        let mut runs: BTreeMap<(&str, &str, &str), (Option<&str>, usize)> = BTreeMap::new();
+        let mut runs: BTreeMap<(&str, &str, &str), (&str, usize)> = BTreeMap::new();
         for (j, _) in &self.summaries {
             let m = &j.manifest;
-            let day = m
+            let Some(day) = m
                 .finished_at
                 .as_deref()
                 .filter(|_| m.target.kind != TargetKind::Simulated)
-                .map(|t| t.get(..10).unwrap_or(t));
+                .map(|t| t.get(..10).unwrap_or(t))
+            else {
+                continue;
+            };
             let e = runs
                 .entry((&m.drive, &m.firmware, &m.suite))
                 .or_insert((day, 0));
@@ -478,9 +481,9 @@ impl<'a> Site<'a> {
             e.1 += 1;
         }
         let mut runs: Vec<_> = runs.into_iter().collect();
-        // Newest day first, undated last; within a day by drive, firmware and suite, so
-        // that the order does not depend on which of two parallel jobs finished first.
-        runs.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+        // Newest day first; within a day by drive, firmware and suite, so that the order
+        // does not depend on which of two parallel jobs finished first.
+        runs.sort_by(|a, b| b.1 .0.cmp(a.1 .0).then(a.0.cmp(&b.0)));
         runs.into_iter()
             .take(12)
             .map(|((drive, firmware, suite), (day, jobs))| {
