@@ -154,10 +154,9 @@ impl<'a> Site<'a> {
                 row.page = true;
             }
         }
+        let named = self.lab.named_firmwares();
         for row in drives.values_mut() {
-            row.history =
-                analysis::firmwares(&self.summaries, &row.id, &self.lab.named_firmwares()).len()
-                    > 1;
+            row.history = analysis::firmwares(&self.summaries, &row.id, &named).len() > 1;
         }
         drives
     }
@@ -299,8 +298,9 @@ impl<'a> Site<'a> {
     /// Firmware history: each test of a drive under its previous and its current firmware.
     fn history_pages(&mut self, drives: &BTreeMap<String, DriveRow>) -> Result<()> {
         let order = suite_order(self.lab);
+        let named = self.lab.named_firmwares();
         for row in drives.values().filter(|r| r.history) {
-            let fws = analysis::firmwares(&self.summaries, &row.id, &self.lab.named_firmwares());
+            let fws = analysis::firmwares(&self.summaries, &row.id, &named);
             let (old, new) = (&fws[fws.len() - 2], &fws[fws.len() - 1]);
             let under = |fw: &str| {
                 analysis::figures_where(&self.summaries, &order, |m| {
