@@ -142,7 +142,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         history.contains("<td>B1 → B2</td>"),
         "the table names both firmwares: {history}"
     );
-    assert!(history.contains("Firmwares with results, oldest first: B1, B2"));
+    assert!(history.contains("Firmwares with results, the current one last: B1, B2"));
     assert!(
         !lab.path().join("site/drives/sim-a-firmware.html").exists(),
         "Alpha has one firmware"
@@ -233,5 +233,5 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     .unwrap();
     assert!(board.contains("B1 (current)"), "{board}");
     let history = fs::read_to_string(lab.path().join("site/drives/sim-b-firmware.html")).unwrap();
-    assert!(history.contains("Firmwares with results, oldest first: B2, B1"));
+    assert!(history.contains("Firmwares with results, the current one last: B2, B1"));
 }

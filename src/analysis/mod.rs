@@ -507,8 +507,8 @@ impl TestFigures {
     }
 }
 
-/// How a drive's firmwares are ordered, oldest first: the one its drive file names (in
-/// `named`, drive id → firmware) last, as it is what the drive runs now; the others by
+/// How a drive's firmwares are ordered, the current one last: the one its drive file names
+/// (in `named`, drive id → firmware) last, as it is what the drive runs now; the others by
 /// when their last job finished (the wall clock a real drive's manifest records; a
 /// simulated drive's records none, its results being the same whenever they are
 /// computed), then by name.
@@ -560,8 +560,8 @@ pub fn figures(
     figures_where(jobs, order, |m| current.get(&m.drive) == Some(&m.firmware))
 }
 
-/// A drive's firmwares with results, oldest first (as [`current_firmware`] orders them:
-/// the one its drive file names last).
+/// A drive's firmwares with results, the current one last (as [`current_firmware`] orders
+/// them).
 pub fn firmwares(
     jobs: &[(StoredJob, JobSummary)],
     drive: &str,
