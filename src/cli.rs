@@ -79,8 +79,14 @@ enum Command {
         #[command(flatten)]
         select: Select,
         /// Print a JSON array for scripts.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["csv", "markdown"])]
         json: bool,
+        /// Print CSV for a spreadsheet, every figure at full precision.
+        #[arg(long, conflicts_with = "markdown")]
+        csv: bool,
+        /// Print a Markdown table to paste into a review, figures as the site shows them.
+        #[arg(long)]
+        markdown: bool,
     },
     /// Build the static site in site/ from results/ and commentary/.
     Render {
@@ -354,7 +360,20 @@ fn dispatch(cli: &Cli) -> Result<()> {
             };
             run_plan(&lab, &plan, &opts)
         }
-        Command::Summary { select, json } => summary(&cli.lab, select, *json),
+        Command::Summary {
+            select,
+            json,
+            csv,
+            markdown,
+        } => {
+            let format = match (*json, *csv, *markdown) {
+                (true, _, _) => SummaryFormat::Json,
+                (_, true, _) => SummaryFormat::Csv,
+                (_, _, true) => SummaryFormat::Markdown,
+                _ => SummaryFormat::Table,
+            };
+            summary(&cli.lab, select, format)
+        }
         Command::Render { compare } => {
             let lab = load(&cli.lab)?;
             do_render(&lab, &compare.options(&lab)?)
@@ -604,7 +623,16 @@ fn do_render(lab: &Lab, opts: &render::Options) -> Result<()> {
     Ok(())
 }
 
-fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
+/// How `roundup summary` prints.
+#[derive(Clone, Copy, PartialEq)]
+enum SummaryFormat {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
+
+fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) -> Result<()> {
     let (jobs, problems) = store::scan(&lab_dir.join("results"));
     let keep = |m: &JobManifest| {
         (select.suites.is_empty() || select.suites.contains(&m.suite))
@@ -623,9 +651,30 @@ fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
              `roundup summary` lists them all"
         );
     }
-    if json {
+    if format == SummaryFormat::Json {
         let list: Vec<_> = rows.iter().map(|(_, s)| s).collect();
         outln!("{}", serde_json::to_string_pretty(&list)?);
+        return Ok(());
+    }
+    if format == SummaryFormat::Csv {
+        outln!("drive,firmware,suite,test,variant,repeat,iops,mb_per_s,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,ios");
+        for (_, s) in &rows {
+            let text = [&s.drive, &s.firmware, &s.suite, &s.test, &s.variant]
+                .map(|t| render::csv_field(t))
+                .join(",");
+            let figures = [
+                s.iops,
+                s.mb_per_s,
+                s.lat_mean_us,
+                s.lat_p50_us,
+                s.lat_p99_us,
+                s.lat_p999_us,
+                s.lat_max_us,
+            ]
+            .map(|v| v.to_string())
+            .join(",");
+            outln!("{text},{},{figures},{}", s.repeat, s.ios);
+        }
         return Ok(());
     }
     if rows.is_empty() {
@@ -693,6 +742,22 @@ fn summary(lab_dir: &Path, select: &Select, json: bool) -> Result<()> {
             .collect::<Vec<_>>()
             .join("  ")
     };
+    if format == SummaryFormat::Markdown {
+        // Text columns aligned left, figures right; a `|` in a name is escaped.
+        let cells = |r: Vec<&str>| {
+            let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            format!("| {} |", r.join(" | "))
+        };
+        outln!("{}", cells(header.to_vec()));
+        let rule: Vec<&str> = (0..header.len())
+            .map(|c| if c < 5 { "---" } else { "---:" })
+            .collect();
+        outln!("|{}|", rule.join("|"));
+        for r in &table {
+            outln!("{}", cells(r.iter().map(|s| s.as_str()).collect()));
+        }
+        return Ok(());
+    }
     outln!("{}", line(header.to_vec()));
     for r in &table {
         outln!("{}", line(r.iter().map(|s| s.as_str()).collect()));

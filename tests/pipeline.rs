@@ -173,6 +173,32 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
     }
     let out = lab.roundup(&["summary"]);
     assert!(stdout(&out).contains("p99.9"), "{}", stdout(&out));
+    // CSV for a spreadsheet: the JSON's figures at full precision, in the same order.
+    let csv = stdout(&lab.roundup(&["summary", "--csv"]));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), rows.len() + 1, "{csv}");
+    assert!(lines[0].starts_with("drive,firmware,suite,test,variant,repeat,iops,"));
+    for (line, r) in lines[1..].iter().zip(&rows) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells[0], r["drive"].as_str().unwrap());
+        assert_eq!(
+            cells[6].parse::<f64>().unwrap(),
+            r["iops"].as_f64().unwrap()
+        );
+        assert_eq!(
+            cells[10].parse::<f64>().unwrap(),
+            r["lat_p99_us"].as_f64().unwrap()
+        );
+    }
+    // Markdown to paste into a review: a header, a rule (figures right-aligned), a row each.
+    let md = stdout(&lab.roundup(&["summary", "--markdown"]));
+    let lines: Vec<&str> = md.lines().collect();
+    assert_eq!(lines.len(), rows.len() + 2, "{md}");
+    assert!(lines[0].starts_with("| drive | firmware | suite |"), "{md}");
+    assert!(lines[1].starts_with("|---|---|---|---|---|---:|"), "{md}");
+    assert!(lines[2..]
+        .iter()
+        .all(|l| l.starts_with("| ") && l.ends_with(" |")));
     // A selection that matches nothing says so, rather than that there are no results.
     let out = lab.roundup(&["summary", "--drive", "nope"]);
     assert_eq!(out.status.code(), Some(1));

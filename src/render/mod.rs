@@ -246,6 +246,15 @@ struct DriveRow {
 /// The smallest latency in µs shown in ms: one that would print as `1000 µs`.
 const MS_FROM_US: f64 = 999.5;
 
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// Latency for tables: µs below a millisecond, ms from one (`1.00 ms`, never `1000 µs`).
 pub fn latency(us: f64) -> String {
     if !us.is_finite() {

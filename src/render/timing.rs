@@ -7,7 +7,9 @@ use crate::error::{Error, Result};
 use crate::units::figure;
 
 use super::chart::{percent_change, LineChart, Mark, Series, BAR, HIGHLIGHT};
-use super::{direction, latency, test_title, ChartCtx, Figure, Report, Scale, TableCtx, TableRow};
+use super::{
+    csv_field, direction, latency, test_title, ChartCtx, Figure, Report, Scale, TableCtx, TableRow,
+};
 
 /// A line chart with its table, its CSV (every plotted point) and its commentary slot.
 pub(super) struct Line {
@@ -184,15 +186,6 @@ pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line 
         },
         csv,
         draft,
-    }
-}
-
-/// Quotes a CSV field when it needs it.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 
