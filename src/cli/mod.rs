@@ -1,0 +1,464 @@
+//! The command line: parses arguments, calls the library's stages, prints results and
+//! progress, and turns errors into messages and exit codes. Here the arguments and the
+//! commands that fit in a few lines; `progress` has `roundup run`'s plan and progress
+//! bars, `tables` the summary and drive listings, `trace` the trace commands.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+
+use roundup::lab::Lab;
+use roundup::plan::{self, Selection};
+use roundup::run::RunOptions;
+use roundup::target::EngineChoice;
+use roundup::units::Counted;
+use roundup::{render, store, Error};
+
+/// `println!` that returns an error when standard output cannot be written (a full disk)
+/// instead of panicking; a closed pipe ends the process quietly (see `main`).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout(), $($arg)*)
+            .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))?
+    };
+}
+
+mod progress;
+mod tables;
+mod trace;
+
+use progress::{print_plan, run_plan, say};
+use tables::{drives, summary, SummaryFormat};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Reproducible review reports for storage drives.
+#[derive(Parser)]
+#[command(name = "roundup", version, about, long_about = None)]
+struct Cli {
+    /// The lab folder (suites/, drives/, commentary/; results/ and site/ are written here).
+    #[arg(long, global = true, default_value = ".")]
+    lab: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate every suite, drive and commentary file of the lab.
+    Check,
+    /// Expand suites × drives × variants × repeats into jobs and run them.
+    Run {
+        #[command(flatten)]
+        select: Select,
+        /// Print the plan and its estimated duration, then stop.
+        #[arg(long)]
+        dry_run: bool,
+        /// Run only the jobs whose complete results are missing.
+        #[arg(long)]
+        resume: bool,
+        /// The I/O engine for real drives, overriding suites and drive files.
+        #[arg(long, value_name = "auto|io_uring|psync")]
+        engine: Option<EngineChoice>,
+        /// Allow write tests to destroy the data on the block device with this serial (or
+        /// kernel name, for devices without one). Repeatable.
+        #[arg(long = "destroy-data", value_name = "SERIAL")]
+        destroy_data: Vec<String>,
+    },
+    /// List the lab's drives and the block devices the kernel reports.
+    Drives,
+    /// Work with block I/O traces (import, statistics, export).
+    #[command(subcommand)]
+    Trace(TraceCommand),
+    /// The reviewer's commentary files.
+    #[command(subcommand)]
+    Commentary(CommentaryCommand),
+    /// Print IOPS, MB/s and latency percentiles of every stored job.
+    Summary {
+        #[command(flatten)]
+        select: Select,
+        /// Print a JSON array for scripts.
+        #[arg(long, conflicts_with_all = ["csv", "markdown"])]
+        json: bool,
+        /// Print CSV for a spreadsheet, every figure at full precision.
+        #[arg(long, conflicts_with = "markdown")]
+        csv: bool,
+        /// Print a Markdown table to paste into a review, figures as the site shows them.
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Build the static site in site/ from results/ and commentary/.
+    Render {
+        #[command(flatten)]
+        compare: CompareArgs,
+    },
+    /// Run the demo suite on the lab's drives and render the site.
+    Demo,
+    /// Serve site/ on localhost for a quick look.
+    Serve {
+        /// Port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+    },
+}
+
+/// Drive-vs-drive pages beyond those review.yaml names.
+#[derive(clap::Args, Clone, Default)]
+struct CompareArgs {
+    /// Also write a drive-vs-drive page for these two drive ids (the first as a share of
+    /// the second); repeatable.
+    #[arg(long = "compare", value_name = "A,B", value_parser = parse_pair)]
+    pairs: Vec<(String, String)>,
+}
+
+impl CompareArgs {
+    /// The render options, once each pair names two different drives of the lab.
+    fn options(&self, lab: &Lab) -> Result<render::Options> {
+        for (a, b) in &self.pairs {
+            for id in [a, b] {
+                if !lab.drives.contains_key(id) {
+                    let known: Vec<&str> = lab.drives.keys().map(String::as_str).collect();
+                    bail!(
+                        "--compare {a},{b}: no drive {id:?} in the lab; expected one of: {}",
+                        known.join(", ")
+                    );
+                }
+            }
+            if a == b {
+                bail!("--compare {a},{b}: expected two different drives");
+            }
+        }
+        Ok(render::Options {
+            compare: self.pairs.clone(),
+        })
+    }
+}
+
+fn parse_pair(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once(',') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() && !b.contains(',') => {
+            Ok((a.trim().to_string(), b.trim().to_string()))
+        }
+        _ => Err(format!("expected two drive ids as A,B, found {s:?}")),
+    }
+}
+
+#[derive(Subcommand)]
+enum CommentaryCommand {
+    /// Add every missing slot to commentary/PAGE.md (all pages when none is named), each
+    /// with the fingerprint of its chart's figures and a sentence drafted from them. What
+    /// is already written is kept as it is.
+    Init {
+        /// A page id such as suites/demo, drives/ocz-vertex-120 or
+        /// compare/ocz-vertex-120-vs-intel-x25m-g2-160.
+        page: Option<String>,
+        #[command(flatten)]
+        compare: CompareArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Print what a review prints about a trace: counts, bytes, sizes, sequential share,
+    /// queue depth, footprint, duration.
+    Stats {
+        /// The trace file.
+        file: PathBuf,
+        #[command(flatten)]
+        import: ImportArgs,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate a storage-bench trace from a profile (suites/profiles/NAME.yaml) and print
+    /// its statistics.
+    Gen {
+        /// Profile name (light, heavy, gaming, or any in suites/profiles/) or a path.
+        #[arg(long)]
+        profile: String,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write it here: roundup's Parquet trace for `.parquet`, else fio iolog v3.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// For an fio iolog: the device or file it replays on.
+        #[arg(long, default_value = "/dev/sdX")]
+        device: String,
+        /// Print the statistics as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert a trace to fio's iolog v3 (replayable with fio --read_iolog) or to roundup's
+
+    /// own Parquet trace file.
+    Convert {
+        /// The trace file.
+        file: PathBuf,
+        /// Where to write it.
+        out: PathBuf,
+        #[command(flatten)]
+        import: ImportArgs,
+        /// fio (iolog v3) or roundup (Parquet).
+        #[arg(long, default_value = "fio")]
+        to: String,
+        /// For fio: the device or file the iolog replays on.
+        #[arg(long, default_value = "/dev/sdX")]
+        device: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct ImportArgs {
+    /// The format (blkparse, msr, spc, disksim, mqsim, blkreplay, fio2, fio3, roundup);
+    /// detected from the content when left out.
+    #[arg(long)]
+    format: Option<roundup::trace::Format>,
+    /// Skip malformed lines and report how many, instead of stopping at the first.
+    #[arg(long)]
+    skip_bad: bool,
+    /// blkparse: take the queue (Q) events instead of the issue (D) events.
+    #[arg(long)]
+    queue_events: bool,
+}
+
+impl ImportArgs {
+    fn load(&self, file: &Path) -> Result<roundup::trace::Trace> {
+        let opts = roundup::trace::ImportOptions {
+            format: self.format,
+            skip_bad: self.skip_bad,
+            queue_events: self.queue_events,
+        };
+        let t = roundup::trace::import_file(file, &opts)?;
+        if t.skipped > 0 {
+            eprintln!(
+                "warning: {}: {} malformed lines skipped",
+                file.display(),
+                t.skipped
+            );
+        }
+        Ok(t)
+    }
+}
+
+#[derive(clap::Args, Default)]
+struct Select {
+    /// A suite to include (repeatable; default all).
+    #[arg(long = "suite", value_name = "SUITE")]
+    suites: Vec<String>,
+    /// A drive to include (repeatable; default all).
+    #[arg(long = "drive", value_name = "DRIVE")]
+    drives: Vec<String>,
+    /// A test to include (repeatable; default all).
+    #[arg(long = "test", value_name = "TEST")]
+    tests: Vec<String>,
+}
+
+impl Select {
+    fn selection(&self) -> Selection {
+        Selection {
+            suites: self.suites.clone(),
+            drives: self.drives.clone(),
+            tests: self.tests.clone(),
+        }
+    }
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping: completed jobs are kept; `roundup run --resume` runs the rest (Ctrl-C again to quit at once)");
+    });
+    match dispatch(&cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) {
+                eprintln!("interrupted: completed jobs are in results/; run `roundup run --resume` to finish");
+                return 130;
+            }
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+fn load(lab: &Path) -> Result<Lab> {
+    match Lab::load(lab) {
+        Ok(l) => Ok(l),
+        Err(Error::Input(errors)) => {
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            bail!(
+                "{} in the lab at {}; nothing was run",
+                Counted(errors.len(), "problem"),
+                lab.display()
+            )
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn dispatch(cli: &Cli) -> Result<()> {
+    match &cli.command {
+        Command::Check => {
+            let lab = load(&cli.lab)?;
+            outln!(
+                "lab {} is valid: {}, {}, {}",
+                cli.lab.display(),
+                Counted(lab.suites.len(), "suite"),
+                Counted(lab.drives.len(), "drive"),
+                Counted(lab.commentary.len(), "commentary file")
+            );
+            Ok(())
+        }
+        Command::Drives => drives(&cli.lab),
+        Command::Serve { port } => {
+            let site = cli.lab.join("site");
+            if !site.join("index.html").is_file() {
+                bail!(
+                    "{} has no site yet: run `roundup render` (or `roundup demo`) first",
+                    site.display()
+                );
+            }
+            roundup::serve::serve(&site, *port, |url| {
+                say(format_args!(
+                    "serving {} at {url} (Ctrl-C to stop)",
+                    site.display()
+                ));
+                let _ = std::io::stdout().flush();
+            })?;
+            Ok(())
+        }
+        Command::Trace(t) => trace::run(t),
+        Command::Commentary(CommentaryCommand::Init { page, compare }) => {
+            commentary_init(&cli.lab, page.as_deref(), compare)
+        }
+
+        Command::Run {
+            select,
+            dry_run,
+            resume,
+            engine,
+            destroy_data,
+        } => {
+            let lab = load(&cli.lab)?;
+            let plan = plan::expand(&lab, &select.selection())?;
+            print_plan(&lab, &plan, *dry_run)?;
+            if *dry_run {
+                return Ok(());
+            }
+            let opts = RunOptions {
+                resume: *resume,
+                engine: *engine,
+                destroy_data: destroy_data.clone(),
+            };
+            run_plan(&lab, &plan, &opts)
+        }
+        Command::Summary {
+            select,
+            json,
+            csv,
+            markdown,
+        } => {
+            let format = match (*json, *csv, *markdown) {
+                (true, _, _) => SummaryFormat::Json,
+                (_, true, _) => SummaryFormat::Csv,
+                (_, _, true) => SummaryFormat::Markdown,
+                _ => SummaryFormat::Table,
+            };
+            summary(&cli.lab, select, format)
+        }
+        Command::Render { compare } => {
+            let lab = load(&cli.lab)?;
+            do_render(&lab, &compare.options(&lab)?)
+        }
+        Command::Demo => {
+            let started = Instant::now();
+            let lab = load(&cli.lab)?;
+            let sel = Selection {
+                suites: vec!["demo".into()],
+                ..Default::default()
+            };
+            let plan =
+                plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
+            print_plan(&lab, &plan, false)?;
+            run_plan(&lab, &plan, &RunOptions::default())?;
+            do_render(&lab, &render::Options::default())?;
+            let index = lab.site_dir().join("index.html");
+            let index = std::fs::canonicalize(&index).unwrap_or(index);
+            outln!(
+                "demo finished in {:.1} s; open file://{}",
+                started.elapsed().as_secs_f64(),
+                index.display()
+            );
+            Ok(())
+        }
+    }
+}
+
+fn do_render(lab: &Lab, opts: &render::Options) -> Result<()> {
+    let report = render::render(lab, opts)?;
+    for p in &report.problems {
+        eprintln!("warning: {p}");
+    }
+    for s in &report.orphan_slots {
+        eprintln!("warning: {s}");
+    }
+    for s in &report.stale_slots {
+        eprintln!("stale: {s}");
+    }
+    for w in &report.written {
+        outln!("wrote site/{}", w.display());
+    }
+    for r in &report.removed {
+        outln!("removed site/{} (no longer rendered)", r.display());
+    }
+    outln!(
+        "render: {} written, {} unchanged, {} removed, in {}",
+        Counted(report.written.len(), "file"),
+        report.unchanged,
+        report.removed.len(),
+        lab.site_dir().display()
+    );
+    Ok(())
+}
+
+fn commentary_init(lab_dir: &Path, only: Option<&str>, compare: &CompareArgs) -> Result<()> {
+    let lab = load(lab_dir)?;
+    let plans = render::slot_plans(&lab, &compare.options(&lab)?)?;
+    if let Some(p) = only {
+        if !plans.contains_key(p) {
+            let known: Vec<&str> = plans.keys().map(String::as_str).collect();
+            bail!("no page {p:?} with results; pages: {}", known.join(", "));
+        }
+    }
+    for (page, slots) in plans
+        .iter()
+        .filter(|(p, _)| only.is_none_or(|o| o == p.as_str()))
+    {
+        let path = lab.root.join("commentary").join(format!("{page}.md"));
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let existing = lab.commentary.get(page).map(|c| &c.spec);
+        let (new_text, added) = roundup::commentary::merge(existing, &text, slots);
+        if added.is_empty() {
+            outln!("commentary/{page}.md: all {} slots present", slots.len());
+            continue;
+        }
+        store::write_atomic(&path, new_text.as_bytes())?;
+        outln!(
+            "commentary/{page}.md: added {} of {} slots",
+            added.len(),
+            slots.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,213 @@
+//! `roundup run`: the plan it prints and the progress bars of its jobs.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use roundup::engine::Tick;
+use roundup::lab::Lab;
+use roundup::plan::{Job, Plan};
+use roundup::run::{self, Observer, RunOptions};
+use roundup::store::JobManifest;
+use roundup::units::{figure, Counted, DurationLabel};
+use roundup::Error;
+
+use super::STOP;
+
+pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
+    // Jobs with a wall-clock estimate, jobs on a drive model (its simulated time is known,
+    // not how long the model takes), and jobs that run to an I/O count or a trace's end.
+    let (mut timed, mut wall, mut modelled, mut virt, mut open) = (0, 0.0, 0, 0.0, 0);
+    for job in &plan.jobs {
+        let est = Plan::estimate(lab, job);
+        virt += est.virtual_s.unwrap_or(0.0);
+        match (est.wall_s, est.virtual_s) {
+            (Some(w), _) => {
+                timed += 1;
+                wall += w;
+            }
+            (None, Some(_)) => modelled += 1,
+            (None, None) => open += 1,
+        }
+        if detailed {
+            let when = match (est.virtual_s, est.wall_s) {
+                (Some(v), Some(w)) => {
+                    format!("{} simulated, ~{:.1} s", DurationLabel((v * 1e9) as u64), w)
+                }
+                (None, Some(w)) => format!("~{}", DurationLabel((w * 1e9) as u64)),
+                (Some(v), None) => format!("{} simulated", DurationLabel((v * 1e9) as u64)),
+                _ if job.workload.replay.is_some() => "as long as its trace".into(),
+                _ => "until its I/O count".into(),
+            };
+            outln!("{:<64} {}  [{}]", job.id, job.workload.describe(), when);
+        }
+    }
+    let drives: std::collections::BTreeSet<&str> =
+        plan.jobs.iter().map(|j| j.drive.as_str()).collect();
+    let mut line = format!(
+        "plan: {} on {}",
+        Counted(plan.jobs.len(), "job"),
+        Counted(drives.len(), "drive")
+    );
+    if virt > 0.0 {
+        line.push_str(&format!(
+            ", {} of simulated drive time",
+            DurationLabel((virt * 1e9) as u64)
+        ));
+    }
+    let mut parts = Vec::new();
+    if timed > 0 {
+        parts.push(format!(
+            "{timed} estimated at {}",
+            DurationLabel((wall.max(0.0) * 1e9) as u64)
+        ));
+    }
+    if modelled > 0 {
+        parts.push(format!(
+            "{modelled} on drive models (no estimate: their speed depends on the drive's state)"
+        ));
+    }
+    if open > 0 {
+        parts.push(format!("{open} until an I/O count or a trace's end"));
+    }
+    if !parts.is_empty() {
+        line.push_str(": ");
+        line.push_str(&parts.join(", "));
+    }
+    outln!("{line}");
+    Ok(())
+}
+
+struct Bars {
+    multi: MultiProgress,
+    bars: Mutex<HashMap<String, ProgressBar>>,
+}
+
+impl Observer for Bars {
+    fn job_started(&self, index: usize, total: usize, job: &Job) {
+        let bar = self.multi.add(ProgressBar::new(1000));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix} [{elapsed_precise}] {bar:25} ETA {eta:>4} {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(format!("job {index}/{total} {}", job.id));
+        self.bars.lock().expect("bars").insert(job.id.clone(), bar);
+    }
+    fn job_tick(&self, job: &Job, t: Tick) {
+        if let Some(bar) = self.bars.lock().expect("bars").get(&job.id) {
+            bar.set_position((t.done * 1000.0) as u64);
+            if t.measured_s > 0.0 {
+                bar.set_message(format!("{} IOPS", figure(t.ios as f64 / t.measured_s)));
+            }
+        }
+    }
+    fn job_finished(&self, job: &Job, m: &JobManifest) {
+        // How long the job took here (the console only: no clock reaches the results).
+        let mut took = String::new();
+        if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
+            took = format!("  in {:.1} s", bar.elapsed().as_secs_f64());
+            bar.finish_and_clear();
+        }
+        let s = m.outcome.measured_ns as f64 / 1e9;
+        let iops = if s > 0.0 {
+            m.outcome.ios as f64 / s
+        } else {
+            0.0
+        };
+        let mbs = if s > 0.0 {
+            m.outcome.bytes as f64 / s / 1e6
+        } else {
+            0.0
+        };
+        let mut replay = match (
+            &m.outcome.replay,
+            job.workload.replay.as_ref().map(|r| r.mode),
+        ) {
+            (Some(r), Some(roundup::suite::ReplayMode::Timed)) => {
+                format!(
+                    "  lag mean {} µs, max {} µs, {} issues >1 ms late",
+                    figure(r.lag_mean_us),
+                    figure(r.lag_max_us),
+                    r.late_issues
+                )
+            }
+            _ => String::new(),
+        };
+        if let Some(r) = m
+            .outcome
+            .replay
+            .as_ref()
+            .filter(|r| r.trims + r.flushes > 0)
+        {
+            replay += &format!(
+                "  {}, {}",
+                Counted(r.trims as usize, "trim"),
+                Counted(r.flushes as usize, "flush")
+            );
+        }
+        self.multi.suspend(|| {
+            say(format_args!(
+                "done {:<60} {:>10} IOPS {:>9} MB/s{took}{replay}",
+                job.id,
+                figure(iops),
+                figure(mbs)
+            ))
+        });
+    }
+    fn job_skipped(&self, job: &Job) {
+        self.multi
+            .suspend(|| say(format_args!("kept {} (complete)", job.id)));
+    }
+    fn job_failed(&self, job: &Job, e: &Error) {
+        if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
+            bar.finish_and_clear();
+        }
+        self.multi.suspend(|| {
+            let _ = writeln!(std::io::stderr(), "FAILED {}: {e}", job.id);
+        });
+    }
+}
+
+/// Prints a line of progress. Progress is best-effort: output that cannot be written
+/// (stdout on a full disk) must not stop the work, whose results are the point.
+pub(super) fn say(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
+pub(super) fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
+    let bars = Bars {
+        multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+        bars: Mutex::new(HashMap::new()),
+    };
+    let started = Instant::now();
+    let summary = run::run(lab, plan, opts, &bars, &STOP)?;
+    outln!(
+        "run: {} completed, {} kept from earlier runs, {} failed, in {:.1} s; results in {}",
+        Counted(summary.completed, "job"),
+        summary.skipped,
+        summary.failed.len(),
+        started.elapsed().as_secs_f64(),
+        lab.results_dir().display()
+    );
+    if !summary.failed.is_empty() {
+        for (id, e) in &summary.failed {
+            eprintln!("{id}: {e}");
+        }
+        if let Some(why) = &summary.stopped {
+            bail!(
+                "{why}, so the run stopped at the first job it could not store (above); \
+                 completed jobs are kept, and once it can be written `roundup run --resume` \
+                 runs the rest"
+            );
+        }
+        bail!("{} failed", Counted(summary.failed.len(), "job"));
+    }
+    Ok(())
+}

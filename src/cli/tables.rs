@@ -1,0 +1,209 @@
+//! The commands that print tables: `roundup summary` and `roundup drives`.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use roundup::drive::TargetSpec;
+use roundup::store::JobManifest;
+use roundup::target::device;
+use roundup::units::figure;
+use roundup::{analysis, render, store};
+
+use super::{load, Select};
+
+/// How `roundup summary` prints.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum SummaryFormat {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
+
+pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) -> Result<()> {
+    let (jobs, problems) = store::scan(&lab_dir.join("results"));
+    let keep = |m: &JobManifest| {
+        (select.suites.is_empty() || select.suites.contains(&m.suite))
+            && (select.drives.is_empty() || select.drives.contains(&m.drive))
+            && (select.tests.is_empty() || select.tests.contains(&m.test))
+    };
+    let stored = jobs.len();
+    let jobs: Vec<_> = jobs.into_iter().filter(|j| keep(&j.manifest)).collect();
+    let (rows, more) = analysis::summarize(&jobs);
+    for p in problems.iter().chain(&more) {
+        eprintln!("warning: {p}");
+    }
+    if jobs.is_empty() && stored > 0 {
+        bail!(
+            "none of the {stored} stored jobs matches the selection (--suite, --drive, --test); \
+             `roundup summary` lists them all"
+        );
+    }
+    if format == SummaryFormat::Json {
+        let list: Vec<_> = rows.iter().map(|(_, s)| s).collect();
+        outln!("{}", serde_json::to_string_pretty(&list)?);
+        return Ok(());
+    }
+    if format == SummaryFormat::Csv {
+        outln!("drive,firmware,suite,test,variant,repeat,iops,mb_per_s,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,ios");
+        for (_, s) in &rows {
+            let text = [&s.drive, &s.firmware, &s.suite, &s.test, &s.variant]
+                .map(|t| render::csv_field(t))
+                .join(",");
+            let figures = [
+                s.iops,
+                s.mb_per_s,
+                s.lat_mean_us,
+                s.lat_p50_us,
+                s.lat_p99_us,
+                s.lat_p999_us,
+                s.lat_max_us,
+            ]
+            .map(|v| v.to_string())
+            .join(",");
+            outln!("{text},{},{figures},{}", s.repeat, s.ios);
+        }
+        return Ok(());
+    }
+    if rows.is_empty() {
+        outln!("no results in {}", lab_dir.join("results").display());
+        return Ok(());
+    }
+    let header = [
+        "drive",
+        "firmware",
+        "suite",
+        "test",
+        "variant",
+        "r",
+        "IOPS",
+        "MB/s",
+        "mean µs",
+        "p50 µs",
+        "p99 µs",
+        "p99.9 µs",
+        "max µs",
+        "I/Os",
+    ];
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(_, s)| {
+            vec![
+                s.drive.clone(),
+                s.firmware.clone(),
+                s.suite.clone(),
+                s.test.clone(),
+                s.variant.clone(),
+                s.repeat.to_string(),
+                figure(s.iops),
+                figure(s.mb_per_s),
+                figure(s.lat_mean_us),
+                figure(s.lat_p50_us),
+                figure(s.lat_p99_us),
+                figure(s.lat_p999_us),
+                figure(s.lat_max_us),
+                s.ios.to_string(),
+            ]
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            table
+                .iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                if c < 5 {
+                    format!("{v:<w$}", w = widths[c])
+                } else {
+                    format!("{v:>w$}", w = widths[c])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    if format == SummaryFormat::Markdown {
+        // Text columns aligned left, figures right; a `|` in a name is escaped.
+        let cells = |r: Vec<&str>| {
+            let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            format!("| {} |", r.join(" | "))
+        };
+        outln!("{}", cells(header.to_vec()));
+        let rule: Vec<&str> = (0..header.len())
+            .map(|c| if c < 5 { "---" } else { "---:" })
+            .collect();
+        outln!("|{}|", rule.join("|"));
+        for r in &table {
+            outln!("{}", cells(r.iter().map(|s| s.as_str()).collect()));
+        }
+        return Ok(());
+    }
+    outln!("{}", line(header.to_vec()));
+    for r in &table {
+        outln!("{}", line(r.iter().map(|s| s.as_str()).collect()));
+    }
+    Ok(())
+}
+
+pub(super) fn drives(lab_dir: &Path) -> Result<()> {
+    let lab = load(lab_dir)?;
+    outln!("drives in the lab:");
+    // Columns as wide as their longest entry, so that a long name does not push its row out.
+    let rows: Vec<[String; 4]> = lab
+        .drives
+        .iter()
+        .map(|(id, d)| {
+            let s = &d.spec;
+            let target = match &s.target {
+                TargetSpec::Sim(_) => "simulated".to_string(),
+                TargetSpec::Ssd(_) => "simulated SSD".to_string(),
+                TargetSpec::Hdd(_) => "simulated hard disk".to_string(),
+                TargetSpec::Path(p) => p.path.display().to_string(),
+            };
+            let firmware = s.firmware.as_deref().unwrap_or("(from device)");
+            [id.clone(), s.display_name(), firmware.to_string(), target]
+        })
+        .collect();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    for [id, name, firmware, target] in &rows {
+        outln!("  {id:<w0$}  {name:<w1$}  firmware {firmware:<w2$}  {target}");
+    }
+    let found = device::inventory();
+    outln!("block devices:");
+    if found.is_empty() {
+        outln!("  none reported by the kernel");
+    }
+    for d in &found {
+        let get = |k: &str| d.get(k).map(String::as_str).unwrap_or("-");
+        let bytes: f64 = get("capacity_bytes").parse().unwrap_or(0.0);
+        let kind = if get("rotational") == "1" {
+            "rotational"
+        } else {
+            "solid-state"
+        };
+        outln!(
+            "  {:<14} {:>9.1} GB  {:<28} serial {:<22} firmware {:<10} {kind}, {}/{} B blocks, scheduler {}{}",
+            get("path"),
+            bytes / 1e9,
+            get("model"),
+            get("serial"),
+            get("firmware"),
+            get("logical_block_size"),
+            get("physical_block_size"),
+            get("scheduler"),
+            d.get("backing_file").map(|b| format!(", backed by {b}")).unwrap_or_default()
+        );
+    }
+    Ok(())
+}
