@@ -18,6 +18,8 @@ use roundup::Error;
 
 use super::STOP;
 
+/// Prints the plan: how many jobs on how many drives and how long they should take (and
+/// every job with `detailed`, for `--dry-run`).
 pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
     // Jobs with a wall-clock estimate, jobs on a drive model (its simulated time is known,
     // not how long the model takes), and jobs that run to an I/O count or a trace's end.
@@ -181,6 +183,7 @@ pub(super) fn say(line: std::fmt::Arguments) {
     let _ = writeln!(std::io::stdout(), "{line}");
 }
 
+/// Runs the plan with a progress bar per job, then says what was done.
 pub(super) fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
     let bars = Bars {
         multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),

@@ -22,6 +22,7 @@ pub(super) enum SummaryFormat {
     Markdown,
 }
 
+/// `roundup summary`: the figures of every stored job the selection keeps.
 pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) -> Result<()> {
     let (jobs, problems) = store::scan(&lab_dir.join("results"));
     let keep = |m: &JobManifest| {
@@ -155,6 +156,7 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
     Ok(())
 }
 
+/// `roundup drives`: the lab's drives, then the block devices the kernel reports.
 pub(super) fn drives(lab_dir: &Path) -> Result<()> {
     let lab = load(lab_dir)?;
     outln!("drives in the lab:");
