@@ -114,19 +114,19 @@ fn machine_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Checks that the I/O buffers a job's engine holds (one per slot, each of its largest
-/// request) fit in half of `memory`: a queue of huge blocks would otherwise exhaust the
-/// machine in the middle of a run.
+/// Checks that the I/O buffers a job's engine holds on a span of `span` bytes (one per
+/// slot, each of its largest request) fit in half of `memory`: a queue of huge blocks
+/// would otherwise exhaust the machine in the middle of a run.
 fn check_buffers(
     job: &Job,
     trace: Option<&Trace>,
+    span: u64,
     logical_block: u64,
     memory: Option<u64>,
 ) -> Result<()> {
     let w = &job.workload;
     let largest = match trace {
-        // A trace's longest request, widened to whole logical blocks at both ends.
-        Some(t) => t.requests.iter().map(|r| r.len as u64).max().unwrap_or(0) + 2 * logical_block,
+        Some(t) => crate::workload::placed_len(&t.requests, span, logical_block),
         None => w.block_size.max(),
     };
     let slots = w.threads as u64 * w.queue_depth as u64;
@@ -216,7 +216,7 @@ pub fn run(
                     match target::check_workload(drive_id, target.info(), &job.workload).and_then(
                         |span| {
                             let lb = target.info().logical_block as u64;
-                            check_buffers(job, trace, lb, memory).map(|_| span)
+                            check_buffers(job, trace, span, lb, memory).map(|_| span)
                         },
                     ) {
                         Ok(span) => checked.push((i + k + 1, job, span, trace)),

@@ -10,7 +10,7 @@ mod replay;
 mod synthetic;
 
 pub use data::{compressed_fraction, DataFiller};
-pub use replay::{ReplayReport, TraceSource};
+pub use replay::{placed_len, ReplayReport, TraceSource};
 pub use synthetic::SyntheticSource;
 
 use rand::{RngCore, SeedableRng};

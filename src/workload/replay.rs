@@ -48,6 +48,17 @@ pub struct TraceSource<'t> {
     report: ReplayReport,
 }
 
+/// The longest of `requests` once played on a span of `span` bytes with a logical block of
+/// `block`: widened to whole blocks (a block more for one that straddles them), at most the
+/// span. The buffer each slot of the playback needs.
+pub fn placed_len(requests: &[TraceRequest], span: u64, block: u64) -> u64 {
+    let block = block.max(1);
+    let longest = requests.iter().map(|r| r.len as u64).max().unwrap_or(block);
+    (longest.div_ceil(block) * block + block)
+        .min(span / block * block)
+        .max(block)
+}
+
 impl<'t> TraceSource<'t> {
     /// A source over `requests` for a span of `span` bytes and a logical block of `block`.
     pub fn new(
@@ -63,10 +74,7 @@ impl<'t> TraceSource<'t> {
             .max()
             .unwrap_or(0)
             .max(1);
-        let longest = requests.iter().map(|r| r.len as u64).max().unwrap_or(block);
-        let max_len = (longest.div_ceil(block) * block + block)
-            .min(span / block * block)
-            .max(block) as u32;
+        let max_len = placed_len(requests, span, block) as u32;
         TraceSource {
             requests,
             pos: 0,
