@@ -525,6 +525,33 @@ fn firmware_order<'a>(
     )
 }
 
+/// Each drive's firmwares with results, the current one last (see [`FirmwareOrder`]): the
+/// firmware history pages list them, the last two compared.
+pub fn firmware_history<'a>(
+    jobs: &'a [(StoredJob, JobSummary)],
+    named: &BTreeMap<String, String>,
+) -> BTreeMap<&'a str, Vec<&'a str>> {
+    let mut latest: BTreeMap<&str, BTreeMap<&str, FirmwareOrder>> = BTreeMap::new();
+    for (j, _) in jobs {
+        let m = &j.manifest;
+        let cand = firmware_order(m, named);
+        let e = latest
+            .entry(&m.drive)
+            .or_default()
+            .entry(&m.firmware)
+            .or_insert(cand);
+        *e = (*e).max(cand);
+    }
+    latest
+        .into_iter()
+        .map(|(drive, fws)| {
+            let mut v: Vec<FirmwareOrder> = fws.into_values().collect();
+            v.sort();
+            (drive, v.into_iter().map(|(_, _, fw)| fw).collect())
+        })
+        .collect()
+}
+
 /// For each drive, the firmware whose results are current: the one its drive file names
 /// (`named`: drive id → firmware) if it has results, else the one whose job finished last
 /// (then by name). Re-running a drive under new firmware makes the new results current,
@@ -533,18 +560,9 @@ pub fn current_firmware(
     jobs: &[(StoredJob, JobSummary)],
     named: &BTreeMap<String, String>,
 ) -> BTreeMap<String, String> {
-    let mut latest: BTreeMap<&str, FirmwareOrder> = BTreeMap::new();
-    for (j, _) in jobs {
-        let m = &j.manifest;
-        let cand = firmware_order(m, named);
-        let e = latest.entry(&m.drive).or_insert(cand);
-        if cand > *e {
-            *e = cand;
-        }
-    }
-    latest
+    firmware_history(jobs, named)
         .into_iter()
-        .map(|(d, (_, _, fw))| (d.to_string(), fw.to_string()))
+        .filter_map(|(d, fws)| Some((d.to_string(), fws.last()?.to_string())))
         .collect()
 }
 
@@ -558,26 +576,6 @@ pub fn figures(
 ) -> Vec<TestFigures> {
     let current = current_firmware(jobs, named);
     figures_where(jobs, order, |m| current.get(&m.drive) == Some(&m.firmware))
-}
-
-/// A drive's firmwares with results, the current one last (as [`current_firmware`] orders
-/// them).
-pub fn firmwares(
-    jobs: &[(StoredJob, JobSummary)],
-    drive: &str,
-    named: &BTreeMap<String, String>,
-) -> Vec<String> {
-    let mut latest: BTreeMap<&str, FirmwareOrder> = BTreeMap::new();
-    for (j, _) in jobs.iter().filter(|(j, _)| j.manifest.drive == drive) {
-        let cand = firmware_order(&j.manifest, named);
-        let e = latest.entry(&j.manifest.firmware).or_insert(cand);
-        if cand > *e {
-            *e = cand;
-        }
-    }
-    let mut v: Vec<FirmwareOrder> = latest.into_values().collect();
-    v.sort();
-    v.into_iter().map(|(_, _, fw)| fw.to_string()).collect()
 }
 
 /// Like [`figures`], over the results `keep` selects (e.g. one drive under one firmware).

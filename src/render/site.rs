@@ -154,9 +154,11 @@ impl<'a> Site<'a> {
                 row.page = true;
             }
         }
-        let named = self.lab.named_firmwares();
+        let history = analysis::firmware_history(&self.summaries, &self.lab.named_firmwares());
         for row in drives.values_mut() {
-            row.history = analysis::firmwares(&self.summaries, &row.id, &named).len() > 1;
+            row.history = history
+                .get(row.id.as_str())
+                .is_some_and(|fws| fws.len() > 1);
         }
         drives
     }
@@ -298,10 +300,14 @@ impl<'a> Site<'a> {
     /// Firmware history: each test of a drive under its previous and its current firmware.
     fn history_pages(&mut self, drives: &BTreeMap<String, DriveRow>) -> Result<()> {
         let order = suite_order(self.lab);
-        let named = self.lab.named_firmwares();
+        let history = analysis::firmware_history(&self.summaries, &self.lab.named_firmwares());
         for row in drives.values().filter(|r| r.history) {
-            let fws = analysis::firmwares(&self.summaries, &row.id, &named);
-            let (old, new) = (&fws[fws.len() - 2], &fws[fws.len() - 1]);
+            let Some(fws) = history.get(row.id.as_str()) else {
+                continue;
+            };
+            let [.., old, new] = fws.as_slice() else {
+                continue;
+            };
             let under = |fw: &str| {
                 analysis::figures_where(&self.summaries, &order, |m| {
                     m.drive == row.id && m.firmware == fw
