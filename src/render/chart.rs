@@ -625,6 +625,8 @@ const LINE_CHART_WIDTH: u32 = 760;
 const LEGEND_LEFT: i32 = 70;
 /// A legend entry's sample line and the gap after it, before the label.
 const LEGEND_SAMPLE: i32 = 30;
+/// The gap after a legend label, before the next entry.
+const LEGEND_GAP: i32 = 16;
 
 /// A legend's font: 14 px, bold for the highlighted drive.
 fn legend_font(bold: bool) -> FontDesc<'static> {
@@ -662,6 +664,13 @@ fn fit(label: &str, bold: bool, room: i32) -> String {
 struct Legend {
     columns: usize,
     column_width: i32,
+}
+
+impl Legend {
+    /// The pixels a label has in its column.
+    fn label_room(&self) -> i32 {
+        self.column_width - LEGEND_SAMPLE - LEGEND_GAP
+    }
 }
 
 impl LineChart {
@@ -756,11 +765,7 @@ impl LineChart {
                     .map_err(e)?,
             }
             root.draw(&Text::new(
-                fit(
-                    &s.label,
-                    s.highlight,
-                    legend.column_width - LEGEND_SAMPLE - 16,
-                ),
+                fit(&s.label, s.highlight, legend.label_room()),
                 (x + LEGEND_SAMPLE, y + 9),
                 font(14.0, s.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
             ))
@@ -779,7 +784,7 @@ impl LineChart {
             .max()
             .unwrap_or(0);
         // A sample line, a gap, the label and a gap before the next entry.
-        let entry = LEGEND_SAMPLE + widest + 16;
+        let entry = LEGEND_SAMPLE + widest + LEGEND_GAP;
         let room = LINE_CHART_WIDTH as i32 - LEGEND_LEFT;
         let columns = (1..=3).rev().find(|&c| c * entry <= room).unwrap_or(1);
         Legend {
@@ -1184,7 +1189,7 @@ mod line_tests {
             let legend = layout(&chart);
             let w = legend_width(label, highlight);
             assert!(legend.columns < 3, "{label}: {legend:?}");
-            let room = legend.column_width - LEGEND_SAMPLE - 16;
+            let room = legend.label_room();
             let svg = chart.to_svg().unwrap();
             if legend.columns > 1 {
                 assert!(
