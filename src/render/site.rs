@@ -113,7 +113,8 @@ impl<'a> Site<'a> {
 
     /// The lab's drives and any others with results, with their current firmware.
     fn drives(&self) -> BTreeMap<String, DriveRow> {
-        let current = analysis::current_firmware(&self.summaries, &self.lab.named_firmwares());
+        let history = analysis::firmware_history(&self.summaries, &self.lab.named_firmwares());
+        let current = |drive: &str| history.get(drive).and_then(|fws| fws.last()).copied();
         let mut drives: BTreeMap<String, DriveRow> = self
             .lab
             .drives
@@ -128,9 +129,8 @@ impl<'a> Site<'a> {
                         history: false,
                         name: s.display_name(),
                         controller: s.controller.clone().unwrap_or_default(),
-                        firmware: current
-                            .get(id)
-                            .cloned()
+                        firmware: current(id)
+                            .map(str::to_string)
                             .or_else(|| s.firmware.clone())
                             .unwrap_or_else(|| "–".into()),
                         results: 0,
@@ -146,15 +146,14 @@ impl<'a> Site<'a> {
                 history: false,
                 name: m.drive_name.clone(),
                 controller: String::new(),
-                firmware: current.get(&m.drive).cloned().unwrap_or_default(),
+                firmware: current(&m.drive).unwrap_or_default().to_string(),
                 results: 0,
             });
-            if current.get(&m.drive) == Some(&m.firmware) {
+            if current(&m.drive) == Some(m.firmware.as_str()) {
                 row.results += 1;
                 row.page = true;
             }
         }
-        let history = analysis::firmware_history(&self.summaries, &self.lab.named_firmwares());
         for row in drives.values_mut() {
             row.history = history
                 .get(row.id.as_str())
