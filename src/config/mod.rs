@@ -91,6 +91,11 @@ pub fn yaml_error(file: &Path, e: &serde_yaml::Error) -> InputError {
 /// a list or a mapping, "a YAML tag starting with '!'", wants a name) and YAML's
 /// (a sequence is a list).
 fn plain_words(message: &str) -> String {
+    if let Some((found, hint)) = did_you_mean(message) {
+        // The hint goes right after the name: the list that follows can be long.
+        let (head, list) = message.split_at(message.find(found).unwrap_or(0) + found.len() + 1);
+        return format!("{head} (did you mean `{hint}`?){list}");
+    }
     let Some((found, wanted)) = message
         .strip_prefix("invalid type: ")
         .or_else(|| message.strip_prefix("invalid value: "))
@@ -107,6 +112,10 @@ fn plain_words(message: &str) -> String {
         "i64" => "a whole number".to_string(),
         "f64" | "f32" => "a number".to_string(),
         "a YAML tag starting with '!'" => "a name (one word)".to_string(),
+        "a map" => "a mapping".to_string(),
+        "a sequence" => "a list".to_string(),
+        // A nested section (`ssd:`, a firmware) named by its Rust type.
+        other if other.starts_with("struct ") => "a mapping of `key: value` lines".to_string(),
         other => other.to_string(),
     };
     let found = match found {
@@ -117,6 +126,41 @@ fn plain_words(message: &str) -> String {
         other => other.replace(" as u128", ""),
     };
     format!("expected {wanted}, found {found}")
+}
+
+/// For serde's "unknown field `X`, expected one of `a`, `b`, …" (or "unknown variant"), `X`
+/// and the name it was probably meant to be: the closest by edit distance, if it is
+/// within a third of the name's length (one edit for short names).
+fn did_you_mean(message: &str) -> Option<(&str, &str)> {
+    let rest = message
+        .strip_prefix("unknown field `")
+        .or_else(|| message.strip_prefix("unknown variant `"))?;
+    let (found, expected) = rest.split_once("`, expected ")?;
+    let names = expected.split('`').skip(1).step_by(2);
+    let limit = (found.chars().count() / 3).max(1);
+    names
+        .map(|name| (edit_distance(found, name), name))
+        .filter(|&(d, _)| d > 0 && d <= limit && d < found.chars().count())
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, name)| (found, name))
+}
+
+/// The Levenshtein distance between two names (insertions, deletions, substitutions).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// A YAML scalar as a visitor receives it.
@@ -497,6 +541,30 @@ mod tests {
         let e = from_yaml::<Doc>(Path::new("x.yaml"), text).unwrap_err();
         assert_eq!(e.line, 4);
         assert!(e.message.contains("unknown field `colour`"), "{e}");
+        assert!(!e.message.contains("did you mean"), "{e}");
+        // A section given something else is told it wants keys, not the Rust type's name.
+        let e = from_yaml::<Doc>(Path::new("x.yaml"), "items: [5]\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "expected a mapping of `key: value` lines, found integer `5`"
+        );
+        // A misspelt key is told the one it was probably meant to be.
+        let text = "items:\n  - qd: 3\n    sise: 4KiB\n";
+        let e = from_yaml::<Doc>(Path::new("x.yaml"), text).unwrap_err();
+        assert_eq!(
+            e.message,
+            "unknown field `sise` (did you mean `size`?), expected `qd` or `size`"
+        );
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("chanels", "channels"), 1);
+        assert_eq!(edit_distance("queue_dept", "queue_depth"), 1);
+        assert_eq!(edit_distance("randm", "random"), 1);
+        assert_eq!(edit_distance("abc", "abc"), 0);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]
@@ -529,6 +597,11 @@ mod tests {
             (
                 "seed: 1\nkind: [a]\n",
                 "expected a name (one word), found a list",
+            ),
+            ("seed: 1\nkind: b\n", "unknown variant `b`, expected `a`"),
+            (
+                "seed: 1\nkind: aa\n",
+                "unknown variant `aa` (did you mean `a`?), expected `a`",
             ),
         ] {
             let e = from_yaml::<Top>(Path::new("x.yaml"), text).unwrap_err();

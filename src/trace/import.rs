@@ -414,7 +414,9 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
                     let op = match f[3].trim().to_ascii_lowercase().as_str() {
                         "read" => TraceOp::Read,
                         "write" => TraceOp::Write,
-                        other => return Err(format!("expected Read or Write, found {other:?}")),
+                        _ => {
+                            return Err(format!("expected Read or Write, found {:?}", f[3].trim()))
+                        }
                     };
                     let mut r = req(t, op, whole(f[4], "offset")?, whole(f[5], "size")?)?;
                     if let Some(r) = r.as_mut() {
@@ -861,6 +863,12 @@ mod tests {
         assert_eq!(e, "t.trace:1: expected a request size above zero, found 0");
         let e = imp("0,1,512,r,-1\n").unwrap_err().to_string();
         assert!(e.contains("negative"), "{e}");
+        // The field is quoted as the file has it.
+        let e =
+            imp("128166372003061629,hm,1,Read,0,4096,1\n128166372003061729,hm,1,Wrte,0,4096,1\n")
+                .unwrap_err()
+                .to_string();
+        assert_eq!(e, "t.trace:2: expected Read or Write, found \"Wrte\"");
         let e = imp("hello\n").unwrap_err().to_string();
         assert!(e.contains("cannot tell the trace format"), "{e}");
         let e = import(
