@@ -128,6 +128,19 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The message for a name the lab has no `kind` of (a command line's `--drive`, `--suite`
+/// or `--test`): the names it was probably meant to be, and every name it could be.
+pub fn no_such(kind: &str, found: &str, known: &[&str]) -> String {
+    use crate::config::{did_you_mean, likely};
+    let hint = did_you_mean(&likely(found, known.iter().copied()), |n| format!("{n:?}"))
+        .map(|hint| format!(" ({hint})"))
+        .unwrap_or_default();
+    format!(
+        "no {kind} {found:?} in the lab{hint}; expected one of: {}",
+        known.join(", ")
+    )
+}
+
 impl Lab {
     /// Loads and validates every suite, drive and commentary file; all problems found are
     /// returned together.

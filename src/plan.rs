@@ -69,10 +69,7 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
                     errors.push(InputError::new(
                         format!("--{kind}"),
                         "",
-                        format!(
-                            "no {kind} {w:?} in the lab; expected one of: {}",
-                            list.join(", ")
-                        ),
+                        crate::lab::no_such(kind, w, &list),
                     ));
                 }
             }
@@ -261,5 +258,18 @@ mod tests {
         };
         let e = expand(&lab, &sel).unwrap_err().to_string();
         assert!(e.contains("no drive \"zz\"") && e.contains("a, b"), "{e}");
+        assert!(!e.contains("did you mean"), "{e}");
+        // A misspelt name is told the one it was probably meant to be.
+        let sel = Selection {
+            tests: vec!["rx".into(), "srr".into()],
+            ..Default::default()
+        };
+        let e = expand(&lab, &sel).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "no test \"srr\" in the lab (did you mean \"sr\"?); expected one of: rw, sr"
+            ),
+            "{e}"
+        );
     }
 }

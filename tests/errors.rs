@@ -175,7 +175,7 @@ fn review_file_names_unknown_drives_and_keys() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains(
-            "--compare sim-a,sim-b: no drive \"sim-b\" in the lab; expected one of: sim-a"
+            "--compare sim-a,sim-b: no drive \"sim-b\" in the lab (did you mean \"sim-a\"?); expected one of: sim-a"
         ),
         "{}",
         stderr(&out)

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
-use roundup::lab::Lab;
+use roundup::lab::{self, Lab};
 use roundup::plan::{self, Selection};
 use roundup::run::RunOptions;
 use roundup::target::EngineChoice;
@@ -122,10 +122,7 @@ impl CompareArgs {
             for id in [a, b] {
                 if !lab.drives.contains_key(id) {
                     let known: Vec<&str> = lab.drives.keys().map(String::as_str).collect();
-                    bail!(
-                        "--compare {a},{b}: no drive {id:?} in the lab; expected one of: {}",
-                        known.join(", ")
-                    );
+                    bail!("--compare {a},{b}: {}", lab::no_such("drive", id, &known));
                 }
             }
             if a == b {

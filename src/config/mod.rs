@@ -91,10 +91,10 @@ pub fn yaml_error(file: &Path, e: &serde_yaml::Error) -> InputError {
 /// a list or a mapping, "a YAML tag starting with '!'", wants a name) and YAML's
 /// (a sequence is a list).
 fn plain_words(message: &str) -> String {
-    if let Some((found, hint)) = did_you_mean(message) {
+    if let Some((found, hint)) = did_you_mean_field(message) {
         // The hint goes right after the name: the list that follows can be long.
         let (head, list) = message.split_at(message.find(found).unwrap_or(0) + found.len() + 1);
-        return format!("{head} (did you mean `{hint}`?){list}");
+        return format!("{head} ({hint}){list}");
     }
     let Some((found, wanted)) = message
         .strip_prefix("invalid type: ")
@@ -129,20 +129,78 @@ fn plain_words(message: &str) -> String {
 }
 
 /// For serde's "unknown field `X`, expected one of `a`, `b`, …" (or "unknown variant"), `X`
-/// and the name it was probably meant to be: the closest by edit distance, if it is
-/// within a third of the name's length (one edit for short names).
-fn did_you_mean(message: &str) -> Option<(&str, &str)> {
+/// and a hint naming what it was probably meant to be ([`did_you_mean`]).
+fn did_you_mean_field(message: &str) -> Option<(&str, String)> {
     let rest = message
         .strip_prefix("unknown field `")
         .or_else(|| message.strip_prefix("unknown variant `"))?;
     let (found, expected) = rest.split_once("`, expected ")?;
     let names = expected.split('`').skip(1).step_by(2);
-    let limit = (found.chars().count() / 3).max(1);
-    names
-        .map(|name| (edit_distance(found, name), name))
-        .filter(|&(d, _)| d > 0 && d <= limit && d < found.chars().count())
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, name)| (found, name))
+    let hint = did_you_mean(&likely(found, names), |name| format!("`{name}`"))?;
+    Some((found, hint))
+}
+
+/// "did you mean A?" or "did you mean A, B or C?", each name quoted by `quote`; `None` for
+/// no names.
+pub fn did_you_mean(names: &[&str], quote: impl Fn(&str) -> String) -> Option<String> {
+    let quoted: Vec<String> = names.iter().map(|n| quote(n)).collect();
+    let (last, rest) = quoted.split_last()?;
+    Some(if rest.is_empty() {
+        format!("did you mean {last}?")
+    } else {
+        format!("did you mean {} or {last}?", rest.join(", "))
+    })
+}
+
+/// The names among `names` that `found` was probably meant to be, at most three: those it
+/// begins, if three letters or more (punctuation and case aside: `bittech` for
+/// `bit-tech-2009`), else the closest by
+/// edit distance if within a third of its length (one edit for short names). Empty when
+/// nothing is close or too much is.
+pub fn likely<'a>(found: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    const MOST: usize = 3;
+    let plain = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let names: Vec<&str> = names.into_iter().filter(|&n| n != found).collect();
+    let stem = plain(found);
+    if stem.len() >= 3 {
+        let begun: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| plain(n).starts_with(&stem))
+            .collect();
+        if !begun.is_empty() {
+            return if begun.len() <= MOST {
+                begun
+            } else {
+                Vec::new()
+            };
+        }
+    }
+    let length = found.chars().count();
+    let limit = (length / 3).max(1);
+    let near: Vec<(usize, &str)> = names
+        .iter()
+        .map(|&n| (edit_distance(found, n), n))
+        .filter(|&(d, _)| d <= limit && d < length)
+        .collect();
+    let Some(best) = near.iter().map(|&(d, _)| d).min() else {
+        return Vec::new();
+    };
+    let closest: Vec<&str> = near
+        .into_iter()
+        .filter(|&(d, _)| d == best)
+        .map(|(_, n)| n)
+        .collect();
+    if closest.len() <= MOST {
+        closest
+    } else {
+        Vec::new()
+    }
 }
 
 /// The Levenshtein distance between two names (insertions, deletions, substitutions).
@@ -555,6 +613,33 @@ mod tests {
             e.message,
             "unknown field `sise` (did you mean `size`?), expected `qd` or `size`"
         );
+    }
+
+    #[test]
+    fn likely_names() {
+        let drives = [
+            "intel-x25-e-64",
+            "intel-x25m-g2-160",
+            "intel-x25m-g2-160-used",
+            "ocz-vertex-120",
+            "bit-tech-2009",
+        ];
+        // What a name begins, punctuation and case aside.
+        assert_eq!(likely("bittech", drives), ["bit-tech-2009"]);
+        assert_eq!(
+            likely("intel-x25m-g2", drives),
+            ["intel-x25m-g2-160", "intel-x25m-g2-160-used"]
+        );
+        // Too short to say which of many.
+        assert!(likely("i", drives).is_empty());
+        // A misspelling, and no guess for what is nothing like any name.
+        assert_eq!(likely("ocz-vretex-120", drives), ["ocz-vertex-120"]);
+        assert!(likely("samsung", drives).is_empty());
+        assert_eq!(
+            did_you_mean(&["a", "b", "c"], |n| format!("{n:?}")).unwrap(),
+            "did you mean \"a\", \"b\" or \"c\"?"
+        );
+        assert_eq!(did_you_mean(&[], |n| n.to_string()), None);
     }
 
     #[test]

@@ -1218,7 +1218,7 @@ mod tests {
         assert_eq!(e.field, "tests[0].pattern");
         assert_eq!(
             e.message,
-            "unknown variant `randm`, expected `random` or `sequential`"
+            "unknown variant `randm` (did you mean `random`?), expected `random` or `sequential`"
         );
         let text = SUITE.replace("duration: 3m", "count: 100\n    duration: 3m");
         let e = from_yaml::<Suite>(Path::new("t.yaml"), &text).unwrap_err();
