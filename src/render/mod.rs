@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::analysis::{self, TestFigures};
+use crate::analysis::{self, Bar, TestFigures};
 use crate::commentary::{self, Commentary};
 use crate::error::{Error, Result};
 use crate::lab::{sha256_hex, Lab};
@@ -91,12 +91,21 @@ struct Row {
     firmware: String,
     value: String,
     repeats: u32,
-    lat_mean: String,
-    lat_p99: String,
-    lat_p999: String,
+    /// The latencies under [`ChartCtx::latency_heads`].
+    latencies: Vec<String>,
     highlight: bool,
-    lat_max: String,
 }
+
+/// A latency column of a bar chart's table: heading, summary key, figure.
+type LatencyColumn = (&'static str, &'static str, fn(&Bar) -> f64);
+
+/// The latency columns of a bar chart's table.
+const LATENCY_COLUMNS: [LatencyColumn; 4] = [
+    ("Mean latency", "lat_mean_us", |b| b.lat_mean_us),
+    ("99th percentile", "lat_p99_us", |b| b.lat_p99_us),
+    ("99.9th percentile", "lat_p999_us", |b| b.lat_p999_us),
+    ("Maximum", "lat_max_us", |b| b.lat_max_us),
+];
 
 #[derive(Serialize)]
 struct PairRow {
@@ -124,6 +133,9 @@ struct ChartCtx {
     /// The header of a bar chart's figure column: its quantity and unit (`MB/s`, `mean
     /// latency, ms`).
     value_head: String,
+    /// The headings of a bar chart's latency columns: all four, but for the one its
+    /// figure column already shows (a chart of mean latency has no second mean).
+    latency_heads: Vec<&'static str>,
     svg: String,
     rows: Vec<Row>,
     /// The figures of a line chart, as a table (empty for bar charts).
@@ -196,6 +208,7 @@ impl Figure {
             caption: self.caption.replace(" · ", ", "),
             unit: String::new(),
             value_head: String::new(),
+            latency_heads: vec![],
             svg: self.svg,
             rows: vec![],
             table: Some(self.table),
@@ -357,6 +370,12 @@ fn chart_ctx(
     let scale = Scale::of(&f.metric, f.bars.iter().map(|b| b.value));
     let better = direction(&f.better);
     let title = test_title(f);
+    let latency_columns = || {
+        LATENCY_COLUMNS
+            .into_iter()
+            .filter(|(_, key, _)| *key != f.metric)
+            .map(|(head, _, of)| (head, of))
+    };
     let chart = BarChart {
         id: slot_id.to_string(),
         title: title.clone(),
@@ -385,6 +404,7 @@ fn chart_ctx(
         caption: format!("{}, {better}", scale.caption),
         unit: scale.unit.to_string(),
         value_head: scale.caption.to_string(),
+        latency_heads: latency_columns().map(|(head, _)| head).collect(),
         svg,
         rows: f
             .bars
@@ -395,11 +415,8 @@ fn chart_ctx(
                 firmware: b.firmware.clone(),
                 value: scale.show(b.value),
                 repeats: b.repeats,
-                lat_mean: latency(b.lat_mean_us),
-                lat_p99: latency(b.lat_p99_us),
-                lat_p999: latency(b.lat_p999_us),
+                latencies: latency_columns().map(|(_, of)| latency(of(b))).collect(),
                 highlight: highlight == Some(b.drive.as_str()),
-                lat_max: latency(b.lat_max_us),
             })
             .collect(),
         table: None,
@@ -802,6 +819,12 @@ mod tests {
         // Not `ms` alone: which latency the column holds, in the chart's unit.
         assert_eq!(ctx.value_head, "mean latency, ms");
         assert_eq!(ctx.rows[0].value, "0.43");
+        // The mean is the figure column; it is not repeated among the latencies.
+        assert_eq!(
+            ctx.latency_heads,
+            ["99th percentile", "99.9th percentile", "Maximum"]
+        );
+        assert_eq!(ctx.rows[0].latencies.len(), 3);
         let f = TestFigures {
             metric: "mb_per_s".into(),
             better: "higher".into(),
@@ -809,6 +832,8 @@ mod tests {
         };
         let ctx = chart_ctx(&f, "slot", None, None, &mut Report::default(), "suites/s").unwrap();
         assert_eq!(ctx.value_head, "MB/s");
+        assert_eq!(ctx.latency_heads.len(), 4);
+        assert_eq!(ctx.rows[1].latencies[0], "381 ms");
     }
 
     #[test]

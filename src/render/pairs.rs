@@ -204,6 +204,7 @@ pub(super) fn pair_ctx(
         caption: format!("{}, {better}", scale.caption),
         unit: scale.unit.to_string(),
         value_head: String::new(),
+        latency_heads: vec![],
         svg,
         rows: vec![],
         table: None,
