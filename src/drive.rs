@@ -523,20 +523,50 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
     }
     // Each controller holds its share of the capacity.
     let capacity = capacity / s.controllers as u64;
+    let on_each = if s.controllers > 1 {
+        " on each controller"
+    } else {
+        ""
+    };
     let block = s.page.0 * s.pages_per_block as u64 * planes as u64;
     let blocks_per_die = s.raw_capacity.0 / block / units;
-    // Room for the user data, plus a few blocks per die to garbage-collect into.
-    if s.raw_capacity.0 < capacity + units * block * 4 || blocks_per_die < 8 {
+    if blocks_per_die < 8 {
         return Err(format!(
-            "ssd.raw_capacity: expected more NAND than the capacity ({capacity} B{}) plus four \
-             blocks per die ({} B), found {} B",
-            if s.controllers > 1 {
-                " on each controller"
-            } else {
-                ""
-            },
-            units * block * 4,
+            "ssd.raw_capacity: expected at least 8 erase blocks per die ({} B{on_each}: \
+             {units} dies of {block} B blocks), found {} B ({blocks_per_die} blocks per die)",
+            8 * units * block,
             s.raw_capacity.0
+        ));
+    }
+    // Room for the user data in whole blocks on every die, plus the blocks each die keeps
+    // free for garbage collection (`gc_free_blocks`, at least 2, under any firmware), one
+    // open for writes and one being collected.
+    let gc_free = s
+        .firmwares
+        .values()
+        .filter_map(|f| f.gc_free_blocks)
+        .chain(s.gc_free_blocks)
+        .fold(2, u32::max) as u64;
+    let reserve = gc_free + 2;
+    let data_blocks = capacity.div_ceil(units * block);
+    if blocks_per_die < data_blocks + reserve {
+        return Err(format!(
+            "ssd.raw_capacity: expected at least {} B (the capacity{on_each} in whole {block} B \
+             blocks on each of {units} dies, plus {reserve} blocks per die kept for garbage \
+             collection), found {} B",
+            (data_blocks + reserve) * units * block,
+            s.raw_capacity.0
+        ));
+    }
+    // The simulator's map packs a page number in 32 bits and a block number in 24.
+    let pages = capacity.div_ceil(s.page.0);
+    if pages >= 1 << 32 || blocks_per_die * units >= 1 << 24 {
+        return Err(format!(
+            "ssd.page: expected fewer pages to simulate: {pages} pages of {} B and {} blocks\
+             {on_each} (at most 2^32 pages and 2^24 blocks); a larger page or block keeps a \
+             large drive within them",
+            s.page.0,
+            blocks_per_die * units
         ));
     }
     if s.ftl == FtlKind::Block && s.log_blocks.unwrap_or(0) == 0 {

@@ -35,17 +35,27 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             ))
         }
     };
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("expected a number before the unit, found {num:?} in {text:?}"))?;
-    let bytes = value * mult as f64;
-    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
-        return Err(format!("size {text:?} is out of range"));
+    // In exact decimal: 64.1GB is 64,100,000,000 bytes, which 64.1 × 1e9 in floating point
+    // misses by a fraction.
+    let (whole, fraction) = num.split_once('.').unwrap_or((num, ""));
+    let number_expected =
+        || format!("expected a number before the unit, found {num:?} in {text:?}");
+    if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
+        return Err(number_expected());
     }
-    if bytes.fract() != 0.0 {
+    let out_of_range = || format!("size {text:?} is out of range");
+    // Digits only (the split above stops at anything else), so parsing fails on length.
+    let scaled: u128 = format!("{whole}{fraction}")
+        .parse()
+        .map_err(|_| out_of_range())?;
+    let scaled = scaled.checked_mul(mult as u128).ok_or_else(out_of_range)?;
+    let divisor = 10u128
+        .checked_pow(fraction.len() as u32)
+        .ok_or_else(out_of_range)?;
+    if scaled % divisor != 0 {
         return Err(format!("size {text:?} is not a whole number of bytes"));
     }
-    Ok(bytes as u64)
+    u64::try_from(scaled / divisor).map_err(|_| out_of_range())
 }
 
 /// Parses a duration such as `3m`, `90s`, `500ms`, `50us`, `1h` or `2m30s` into nanoseconds.
@@ -260,6 +270,25 @@ mod tests {
         assert!(parse_size("4XB").unwrap_err().contains("size unit"));
         assert!(parse_size("KiB").is_err());
         assert!(parse_size("0.3B").is_err());
+        // Exact decimals: 64.1 × 1e9 in floating point is not a whole number.
+        assert_eq!(parse_size("64.1GB").unwrap(), 64_100_000_000);
+        assert_eq!(parse_size("0.5KiB").unwrap(), 512);
+        assert_eq!(parse_size("2.000GB").unwrap(), 2_000_000_000);
+        assert_eq!(parse_size(".5k").unwrap(), 512);
+        assert!(parse_size("1.2.3GB")
+            .unwrap_err()
+            .contains("expected a number"));
+        assert!(parse_size(".GB").unwrap_err().contains("expected a number"));
+        assert!(parse_size("99999999999999999999TB")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(parse_size(&"9".repeat(60))
+            .unwrap_err()
+            .contains("out of range"));
+        assert_eq!(parse_size("18446744073709551615").unwrap(), u64::MAX);
+        assert!(parse_size("18446744073709551616")
+            .unwrap_err()
+            .contains("out of range"));
     }
 
     #[test]

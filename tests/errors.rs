@@ -81,7 +81,27 @@ fn simulated_drive_parameters_are_checked() {
     let ssd = "id: s\nvendor: A\nmodel: S\ncapacity: 64GB\nfirmware: \"2\"\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 4\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 128\n  read: 50us\n  program: 900us\n  erase: 3ms\n  raw_capacity: 64GB\n  buffer: 1MiB\n  ftl: page\n  remap: true\n  firmwares:\n    \"1\": {}\n";
     refused(
         ssd,
-        &["ssd.raw_capacity: expected more NAND than the capacity"],
+        &[
+            "ssd.raw_capacity: expected at least 64017661952 B (the capacity in whole 524288 B \
+             blocks on each of 8 dies, plus 4 blocks per die kept for garbage collection), found \
+             64000000000 B",
+        ],
+    );
+    // A firmware that keeps more blocks free for collection needs them on every die.
+    refused(
+        &ssd.replace("raw_capacity: 64GB", "raw_capacity: 64.1GB")
+            .replace("\"1\": {}", "\"1\": {gc_free_blocks: 40}"),
+        &["plus 42 blocks per die kept for garbage collection), found 64100000000 B"],
+    );
+    refused(
+        &ssd.replace("page: 4KiB", "page: 64KiB")
+            .replace("pages_per_block: 128", "pages_per_block: 4096")
+            .replace("\ncapacity: 64GB", "\ncapacity: 1GB")
+            .replace("raw_capacity: 64GB", "raw_capacity: 2GB"),
+        &[
+            "ssd.raw_capacity: expected at least 8 erase blocks per die (17179869184 B: 8 dies \
+           of 268435456 B blocks), found 2000000000 B (0 blocks per die)",
+        ],
     );
     let room = ssd.replace("raw_capacity: 64GB", "raw_capacity: 72GB");
     refused(

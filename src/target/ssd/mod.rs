@@ -1013,6 +1013,46 @@ mod tests {
         assert!(fifo > 1.3 * greedy, "fifo {fifo:.2} vs greedy {greedy:.2}");
     }
 
+    #[test]
+    fn a_die_its_data_fills_is_an_error_not_a_hang() {
+        // The least spare area a drive file may give (four blocks a die), used and full:
+        // writes go to the dies in turn while the pages they replace are anywhere, so one
+        // die's valid data grows until no victim there frees a block. Collection must say
+        // so; it used to take victims forever. (A watchdog fails the test if it hangs.)
+        let yaml = small_yaml("fifo", true).replace("raw_capacity: 288MiB", "raw_capacity: 258MiB");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut sim = from_yaml(&yaml);
+            let pages = sim.info.capacity / 4096;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let mut outcome = Ok(());
+            for i in 0..2_000_000 {
+                let req = IoRequest {
+                    seq: i,
+                    op: Op::Write,
+                    offset: below(&mut rng, pages) * 4096,
+                    len: 4096,
+                };
+                match sim.serve(sim.clock, &req, None) {
+                    Ok(done) => sim.clock = sim.clock.max(done),
+                    Err(e) => {
+                        outcome = Err(e.to_string());
+                        break;
+                    }
+                }
+            }
+            let _ = tx.send(outcome);
+        });
+        let outcome = rx
+            .recv_timeout(std::time::Duration::from_secs(300))
+            .expect("garbage collection still running after 5 minutes");
+        let e = outcome.expect_err("a die runs out of room");
+        assert!(
+            e.contains("cannot free a block") && e.contains("spare area"),
+            "{e}"
+        );
+    }
+
     /// Write amplification of `n` uniform random writes over the whole of `sim`.
     fn random_wa(sim: &mut SsdSim, n: u64, seed: u64) -> f64 {
         let pages = sim.info.capacity / 4096;

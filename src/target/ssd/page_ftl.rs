@@ -49,6 +49,13 @@ pub(super) struct Victims {
     fifo: std::collections::VecDeque<u32>,
 }
 
+impl Victims {
+    /// How many closed blocks there are.
+    fn len(&self) -> usize {
+        self.fifo.len() + self.buckets.iter().map(Vec::len).sum::<usize>()
+    }
+}
+
 /// Where a logical page is stored: its block, its entry there and its stored bytes, packed
 /// in the map's one word so that overwriting a page touches no other memory to find them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -450,8 +457,21 @@ impl PageFtl {
     ) -> Result<u64> {
         let mut taken = 0;
         let mut done = 0;
+        // A pass over every closed block that frees none means the die's valid data fills
+        // it: no victim can give back more than its copies take.
+        let mut pass = None;
         while self.free[die].len() <= floor && taken < most {
             taken += 1;
+            if taken > 64 {
+                let pass = *pass.get_or_insert_with(|| taken + self.closed[die].len());
+                if taken > pass {
+                    return Err(Error::Target(format!(
+                        "the simulated SSD's die {die} cannot free a block: its valid data \
+                         fills every block garbage collection could take (too little spare \
+                         area: raise ssd.raw_capacity, or lower ssd.full)"
+                    )));
+                }
+            }
             let Some(victim) = self.victim(die, p) else {
                 break;
             };
