@@ -208,12 +208,25 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         stderr(&out)
     );
 
-    // A slot whose chart disappears is reported, not dropped.
-    fs::write(&path, format!("{edited}\n## gone.base\nOld words.\n")).unwrap();
+    // A slot whose chart disappears is reported, not dropped; one whose heading is
+    // mistyped is told the chart it was probably meant for.
+    fs::write(
+        &path,
+        format!("{edited}\n## gone.base\nOld words.\n\n## sequential-read-128k.bsae\nFast.\n"),
+    )
+    .unwrap();
     let out = lab.roundup(&["render"]);
     assert!(
         stderr(&out).contains(
             "slot gone.base has no chart on page suites/tiny (kept in the file, not shown)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains(
+            "slot sequential-read-128k.bsae has no chart on page suites/tiny (kept in the file, \
+             not shown; did you mean sequential-read-128k.base?)"
         ),
         "{}",
         stderr(&out)

@@ -522,8 +522,16 @@ impl<'a> Site<'a> {
             let ids = pages.get(page.as_str());
             for s in &c.spec.slots {
                 if !ids.is_some_and(|ids| ids.contains(s.id.as_str())) {
+                    // A slot whose heading was mistyped is told the chart it was meant for.
+                    let likely = ids.map_or(Vec::new(), |ids| {
+                        crate::config::likely(&s.id, ids.iter().copied())
+                    });
+                    let hint = crate::config::did_you_mean(&likely, str::to_string)
+                        .map(|hint| format!("; {hint}"))
+                        .unwrap_or_default();
                     self.report.orphan_slots.push(format!(
-                        "{}:{}: slot {} has no chart on page {page} (kept in the file, not shown)",
+                        "{}:{}: slot {} has no chart on page {page} (kept in the file, not \
+                         shown{hint})",
                         c.file.display(),
                         s.line,
                         s.id
