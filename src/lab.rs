@@ -84,14 +84,16 @@ fn load_review(
                     .and_then(|l| l.find(id.as_str()))
                     .map_or(1, |c| c + 1);
                 errors.push(
-                    InputError::new(
-                        &rel,
-                        format!("compare[{i}][{k}]"),
+                    InputError::new(&rel, format!("compare[{i}][{k}]"), {
+                        let known: Vec<&str> = drives.keys().map(String::as_str).collect();
+                        let hint = crate::config::suggest(id, known.iter().copied())
+                            .map(|hint| format!("; {hint}"))
+                            .unwrap_or_default();
                         format!(
-                            "expected the id of a drive in drives/, found {id:?} (known: {})",
-                            drives.keys().cloned().collect::<Vec<_>>().join(", ")
-                        ),
-                    )
+                            "expected the id of a drive in drives/, found {id:?} (known: {}{hint})",
+                            known.join(", ")
+                        )
+                    })
                     .at(line, column),
                 );
             }
@@ -131,8 +133,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// The message for a name the lab has no `kind` of (a command line's `--drive`, `--suite`
 /// or `--test`): the names it was probably meant to be, and every name it could be.
 pub fn no_such(kind: &str, found: &str, known: &[&str]) -> String {
-    use crate::config::{did_you_mean, likely};
-    let hint = did_you_mean(&likely(found, known.iter().copied()), |n| format!("{n:?}"))
+    let hint = crate::config::suggest(found, known.iter().copied())
         .map(|hint| format!(" ({hint})"))
         .unwrap_or_default();
     format!(

@@ -177,7 +177,14 @@ fn review_file_names_unknown_drives_and_keys() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.contains("review.yaml:3:13: compare[0][1]: expected the id of a drive in drives/, found \"sim-zz\" (known: sim-a)"),
+        err.contains("review.yaml:3:13: compare[0][1]: expected the id of a drive in drives/, found \"sim-zz\" (known: sim-a"),
+        "{err}"
+    );
+    // A near miss is named.
+    lab.write("review.yaml", "compare:\n  - [sim-a, sim-aa]\n");
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("found \"sim-aa\" (known: sim-a; did you mean \"sim-a\"?)"),
         "{err}"
     );
     lab.write("review.yaml", "compare: []\nhighlight: sim-a\n");

@@ -152,6 +152,11 @@ pub fn did_you_mean(names: &[&str], quote: impl Fn(&str) -> String) -> Option<St
     })
 }
 
+/// "did you mean \"A\"?" for a name the lab does not know, if [`likely`] finds one.
+pub fn suggest<'a>(found: &str, names: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    did_you_mean(&likely(found, names), |n| format!("{n:?}"))
+}
+
 /// The names among `names` that `found` was probably meant to be, at most three: those it
 /// begins, if three letters or more (punctuation and case aside: `bittech` for
 /// `bit-tech-2009`), else the closest by
