@@ -214,7 +214,8 @@ impl Lab {
                                 format!("tests[{i}].trace.generate.profile"),
                                 format!(
                                     "expected a profile in suites/profiles/{profile}.yaml (or a \
-                                     path in the lab), found none"
+                                     path in the lab), found none{}",
+                                    crate::trace::profile_hint(root, profile)
                                 ),
                             )),
                         }

@@ -604,4 +604,20 @@ fn suites_replay_generated_traces() {
         "{}",
         stderr(&out)
     );
+    // A name is looked up in the lab given with --lab (not where the command runs), and a
+    // near miss is named.
+    let light = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/suites/profiles/light.yaml"
+    ))
+    .unwrap();
+    lab.write("suites/profiles/mine.yaml", &light);
+    let out = lab.roundup(&["trace", "gen", "--profile", "mine", "--seed", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = lab.roundup(&["trace", "gen", "--profile", "mien"]);
+    assert!(
+        stderr(&out).contains("profiles here: light, mine; did you mean \"mine\"?"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -174,7 +174,7 @@ enum TraceCommand {
     /// Generate a storage-bench trace from a profile (suites/profiles/NAME.yaml) and print
     /// its statistics.
     Gen {
-        /// Profile name (light, heavy, gaming, or any in suites/profiles/) or a path.
+        /// Profile name (light, heavy, gaming, or any in the lab's suites/profiles/) or a path.
         #[arg(long)]
         profile: String,
         /// Seed of the generator.
@@ -335,7 +335,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
             })?;
             Ok(())
         }
-        Command::Trace(t) => trace::run(t),
+        Command::Trace(t) => trace::run(t, &cli.lab),
         Command::Commentary(CommentaryCommand::Init { page, compare }) => {
             commentary_init(&cli.lab, page.as_deref(), compare)
         }

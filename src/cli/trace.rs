@@ -81,7 +81,7 @@ fn write_trace(
 }
 
 /// Runs a `roundup trace` command.
-pub(super) fn run(cmd: &TraceCommand) -> Result<()> {
+pub(super) fn run(cmd: &TraceCommand, lab: &Path) -> Result<()> {
     match cmd {
         TraceCommand::Stats { file, import, json } => {
             let t = import.load(file)?;
@@ -98,7 +98,13 @@ pub(super) fn run(cmd: &TraceCommand) -> Result<()> {
             device,
             json,
         } => {
-            let p = roundup::trace::load_profile(Path::new("."), profile)?;
+            // A file named on the command line is where the shell is; a name, the lab's.
+            let root = if Path::new(profile).is_file() {
+                Path::new(".")
+            } else {
+                lab
+            };
+            let p = roundup::trace::load_profile(root, profile)?;
             let t = roundup::trace::generate(&p, *seed);
             if let Some(out) = out {
                 write_trace(

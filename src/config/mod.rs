@@ -208,22 +208,25 @@ pub fn likely<'a>(found: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<
     }
 }
 
-/// The Levenshtein distance between two names (insertions, deletions, substitutions).
+/// The edit distance between two names: insertions, deletions, substitutions and swaps of
+/// two neighbouring letters (`mien` for `mine`), each one edit (optimal string alignment).
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != cb))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Three rows of the table: two back, one back, and the one being filled.
+    let mut before: Vec<usize> = Vec::new();
+    let mut last: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let substitute = last[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            row[j] = substitute.min(last[j] + 1).min(row[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
         }
+        before = std::mem::replace(&mut last, row);
     }
-    row[b.len()]
+    last[b.len()]
 }
 
 /// A YAML scalar as a visitor receives it.
@@ -655,6 +658,11 @@ mod tests {
         assert_eq!(edit_distance("abc", "abc"), 0);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("abc", ""), 3);
+        // A swap of neighbours is one edit.
+        assert_eq!(edit_distance("mien", "mine"), 1);
+        assert_eq!(edit_distance("bsae", "base"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
     }
 
     #[test]

@@ -194,6 +194,34 @@ pub fn find_profile(lab_root: &std::path::Path, name_or_path: &str) -> Option<st
     [by_name, by_path].into_iter().find(|p| p.is_file())
 }
 
+/// The names of the lab's profiles (`suites/profiles/NAME.yaml`), sorted.
+pub fn profile_names(lab_root: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(lab_root.join("suites/profiles"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            (path.extension()? == "yaml").then_some(())?;
+            Some(path.file_stem()?.to_str()?.to_string())
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Where a profile that is not found might be: the lab's profiles, and the one `name`
+/// was probably meant to be (`; profiles here: heavy, light; did you mean "light"?`).
+pub fn profile_hint(lab_root: &std::path::Path, name: &str) -> String {
+    let names = profile_names(lab_root);
+    if names.is_empty() {
+        return String::new();
+    }
+    let suggestion = crate::config::suggest(name, names.iter().map(String::as_str))
+        .map(|hint| format!("; {hint}"))
+        .unwrap_or_default();
+    format!("; profiles here: {}{suggestion}", names.join(", "))
+}
+
 /// Loads a profile by name from the lab (`suites/profiles/NAME.yaml`) or from a path.
 pub fn load_profile(
     lab_root: &std::path::Path,
@@ -205,7 +233,10 @@ pub fn load_profile(
         crate::error::InputError::new(
             &rel,
             "",
-            format!("cannot read the profile ({e}); profiles live in suites/profiles/NAME.yaml"),
+            format!(
+                "cannot read the profile ({e}); profiles live in suites/profiles/NAME.yaml{}",
+                profile_hint(lab_root, name_or_path)
+            ),
         )
     })?;
     let p: Profile = crate::config::from_yaml(&rel, &text)?;

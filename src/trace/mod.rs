@@ -10,7 +10,7 @@ mod generate;
 mod import;
 mod stats;
 
-pub use generate::{find_profile, generate, load_profile, Profile};
+pub use generate::{find_profile, generate, load_profile, profile_hint, Profile};
 
 pub use import::{detect, import, import_file, Format, ImportOptions};
 pub use stats::{stats, SizeShare, TraceStats};
