@@ -38,9 +38,10 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     // In exact decimal: 64.1GB is 64,100,000,000 bytes, which 64.1 × 1e9 in floating point
     // misses by a fraction.
     let (whole, fraction) = num.split_once('.').unwrap_or((num, ""));
+    let fraction = fraction.trim_end_matches('0');
     let number_expected =
         || format!("expected a number before the unit, found {num:?} in {text:?}");
-    if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
+    if num.trim_matches('.').is_empty() || fraction.contains('.') {
         return Err(number_expected());
     }
     let out_of_range = || format!("size {text:?} is out of range");
@@ -274,6 +275,11 @@ mod tests {
         assert_eq!(parse_size("64.1GB").unwrap(), 64_100_000_000);
         assert_eq!(parse_size("0.5KiB").unwrap(), 512);
         assert_eq!(parse_size("2.000GB").unwrap(), 2_000_000_000);
+        assert_eq!(
+            parse_size(&format!("0.5{}KiB", "0".repeat(50))).unwrap(),
+            512
+        );
+        assert_eq!(parse_size("4.KiB").unwrap(), 4096);
         assert_eq!(parse_size(".5k").unwrap(), 512);
         assert!(parse_size("1.2.3GB")
             .unwrap_err()

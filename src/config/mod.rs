@@ -91,9 +91,9 @@ pub fn yaml_error(file: &Path, e: &serde_yaml::Error) -> InputError {
 /// a list or a mapping, "a YAML tag starting with '!'", wants a name) and YAML's
 /// (a sequence is a list).
 fn plain_words(message: &str) -> String {
-    if let Some((found, hint)) = did_you_mean_field(message) {
+    if let Some((at, hint)) = did_you_mean_field(message) {
         // The hint goes right after the name: the list that follows can be long.
-        let (head, list) = message.split_at(message.find(found).unwrap_or(0) + found.len() + 1);
+        let (head, list) = message.split_at(at);
         return format!("{head} ({hint}){list}");
     }
     let Some((found, wanted)) = message
@@ -128,16 +128,17 @@ fn plain_words(message: &str) -> String {
     format!("expected {wanted}, found {found}")
 }
 
-/// For serde's "unknown field `X`, expected one of `a`, `b`, …" (or "unknown variant"), `X`
-/// and a hint naming what it was probably meant to be ([`did_you_mean`]).
-fn did_you_mean_field(message: &str) -> Option<(&str, String)> {
+/// For serde's "unknown field `X`, expected one of `a`, `b`, …" (or "unknown variant"), where
+/// `X` ends (after its closing backtick) and a hint naming what it was probably meant to be
+/// ([`did_you_mean`]).
+fn did_you_mean_field(message: &str) -> Option<(usize, String)> {
     let rest = message
         .strip_prefix("unknown field `")
         .or_else(|| message.strip_prefix("unknown variant `"))?;
     let (found, expected) = rest.split_once("`, expected ")?;
     let names = expected.split('`').skip(1).step_by(2);
     let hint = did_you_mean(&likely(found, names), |name| format!("`{name}`"))?;
-    Some((found, hint))
+    Some((message.len() - rest.len() + found.len() + 1, hint))
 }
 
 /// "did you mean A?" or "did you mean A, B or C?", each name quoted by `quote`; `None` for
@@ -159,9 +160,8 @@ pub fn suggest<'a>(found: &str, names: impl IntoIterator<Item = &'a str>) -> Opt
 
 /// The names among `names` that `found` was probably meant to be, at most three: those it
 /// begins, if three letters or more (punctuation and case aside: `bittech` for
-/// `bit-tech-2009`), else the closest by
-/// edit distance if within a third of its length (one edit for short names). Empty when
-/// nothing is close or too much is.
+/// `bit-tech-2009`), else the closest by edit distance if within a third of its length (one
+/// edit for short names). Empty when nothing is close or too much is.
 pub fn likely<'a>(found: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     const MOST: usize = 3;
     let plain = |s: &str| -> String {
@@ -648,6 +648,11 @@ mod tests {
             "did you mean \"a\", \"b\" or \"c\"?"
         );
         assert_eq!(did_you_mean(&[], |n| n.to_string()), None);
+        // The hint follows the name, wherever else its letters are in the message.
+        assert_eq!(
+            plain_words("unknown variant `ian`, expected `iab`"),
+            "unknown variant `ian` (did you mean `iab`?), expected `iab`"
+        );
     }
 
     #[test]
@@ -697,6 +702,7 @@ mod tests {
                 "expected a name (one word), found a list",
             ),
             ("seed: 1\nkind: b\n", "unknown variant `b`, expected `a`"),
+
             (
                 "seed: 1\nkind: aa\n",
                 "unknown variant `aa` (did you mean `a`?), expected `a`",
