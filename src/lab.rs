@@ -254,6 +254,31 @@ impl Lab {
             .collect()
     }
 
+    /// An error about key `key` of test `test` of suite `suite`, pointed at that key in
+    /// the suite file (or at the test, when a variant sets it).
+    pub fn test_key_error(
+        &self,
+        suite: &str,
+        test: &str,
+        key: &str,
+        message: String,
+    ) -> InputError {
+        let Some(s) = self.suites.get(suite) else {
+            return InputError::new(suite, format!("{test}.{key}"), message);
+        };
+        let index = s
+            .spec
+            .tests
+            .iter()
+            .position(|t| t.id.0 == test)
+            .unwrap_or(0);
+        let e = InputError::new(&s.file, format!("tests[{index}].{key}"), message).at(1, 1);
+        match fs::read_to_string(self.root.join(&s.file)) {
+            Ok(text) => crate::config::at_key(e, &text),
+            Err(_) => e,
+        }
+    }
+
     /// `results/` of the lab.
     pub fn results_dir(&self) -> PathBuf {
         self.root.join("results")

@@ -123,7 +123,7 @@ fn check_buffers(
     span: u64,
     logical_block: u64,
     memory: Option<u64>,
-) -> Result<()> {
+) -> std::result::Result<(), target::Misfit> {
     let w = &job.workload;
     let largest = match trace {
         Some(t) => crate::workload::placed_len(&t.requests, span, logical_block),
@@ -132,14 +132,18 @@ fn check_buffers(
     let slots = w.threads as u64 * w.queue_depth as u64;
     let bytes = slots.saturating_mul(largest);
     match memory {
-        Some(memory) if bytes > memory / 2 => Err(Error::Target(format!(
-            "drive {}: the engine's I/O buffers ({slots} in flight × {}) would take {}, more \
-             than half this machine's memory ({}); lower queue_depth, threads or block_size",
-            job.drive,
-            SizeLabel(largest),
-            SizeRounded(bytes),
-            SizeRounded(memory)
-        ))),
+        Some(memory) if bytes > memory / 2 => Err(target::Misfit {
+            key: "queue_depth",
+            message: format!(
+                "on drive {}, the engine's I/O buffers ({slots} in flight × {}) would take {}, \
+                 more than half this machine's memory ({}); lower queue_depth, threads or \
+                 block_size",
+                job.drive,
+                SizeLabel(largest),
+                SizeRounded(bytes),
+                SizeRounded(memory)
+            ),
+        }),
         _ => Ok(()),
     }
 }
@@ -220,7 +224,21 @@ pub fn run(
                         },
                     ) {
                         Ok(span) => checked.push((i + k + 1, job, span, trace)),
-                        Err(e) => problems.push(format!("{}: {e}", job.id)),
+                        // Pointed at the test's key in its suite, once for all its repeats.
+                        Err(m) => {
+                            // A key a variant sets is pointed at in `variants:` (the
+                            // message says which value).
+                            let key = if job.variant.settings.iter().any(|(d, _)| d == m.key) {
+                                format!("variants.{}", m.key)
+                            } else {
+                                m.key.to_string()
+                            };
+                            let e = lab.test_key_error(&job.suite, &job.test, &key, m.message);
+                            let line = e.to_string();
+                            if !problems.contains(&line) {
+                                problems.push(line);
+                            }
+                        }
                     }
                 }
                 groups.push(Group {

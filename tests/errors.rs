@@ -346,7 +346,17 @@ fn target_problems_are_found_before_anything_runs() {
     lab.file_drive("small", "8MiB");
     let out = lab.roundup(&["run", "--drive", "small"]);
     assert!(
-        stderr(&out).contains("span 16 MiB is larger than the target (8 MiB usable)"),
+        stderr(&out).contains(
+            "suites/tiny.yaml:10:5: tests[0].span: expected at most the 8 MiB drive small \
+             offers, found 16 MiB\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // Once, though two variants and their repeats all have it.
+    assert_eq!(
+        stderr(&out).matches("tests[0].span").count(),
+        1,
         "{}",
         stderr(&out)
     );
@@ -356,11 +366,32 @@ fn target_problems_are_found_before_anything_runs() {
     let out = lab.roundup(&["run", "--drive", "big-sector"]);
     assert!(
         stderr(&out).contains(
-            "block size 4 KiB is not a multiple of the target's logical block size (8192 B)"
+            "suites/tiny.yaml:9:5: tests[0].block_size: expected a multiple of drive \
+             big-sector's logical block size (8192 B), found 4 KiB"
         ),
         "{}",
         stderr(&out)
     );
+
+    // A value a variant sets is pointed at in `variants:`, once for every variant with it.
+    lab.write(
+        "suites/aligned.yaml",
+        "name: aligned\ntitle: A\ntests:\n  - id: rw\n    title: RW\n    operation: write\n    \
+         pattern: random\n    block_size: 8KiB\n    span: 16MiB\n    queue_depth: 4\n    \
+         count: 100\n    metric: iops\n    variants:\n      align: [512B, 8KiB]\n      \
+         data: [compressible, incompressible]\n",
+    );
+    let out = lab.roundup(&["run", "--drive", "big-sector", "--suite", "aligned"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "suites/aligned.yaml:14:7: tests[0].variants.align: expected a multiple of drive \
+             big-sector's logical block size (8192 B), found 512 B\n"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.matches("variants.align").count(), 1, "{err}");
+    fs::remove_file(lab.path().join("suites/aligned.yaml")).unwrap();
 
     // I/O buffers no machine has room for (65535 × 2 GiB): refused, not run out of memory.
     lab.write(
@@ -374,8 +405,9 @@ fn target_problems_are_found_before_anything_runs() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains(
-            "drive sim-a: the engine's I/O buffers (65535 in flight × 2 GiB) would take 128.0 TiB, \
-             more than half this machine's memory"
+            "suites/tiny.yaml:11:5: tests[0].queue_depth: on drive sim-a, the engine's I/O \
+             buffers (65535 in flight × 2 GiB) would take 128.0 TiB, more than half this \
+             machine's memory"
         ),
         "{}",
         stderr(&out)

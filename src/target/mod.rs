@@ -22,7 +22,7 @@ pub use file::FileTarget;
 pub use sim::SimpleSim;
 
 use crate::drive::{DriveSpec, TargetSpec};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::suite::Workload;
 use crate::units::SizeLabel;
 use crate::workload::{Command, IoRequest};
@@ -214,24 +214,43 @@ pub fn open(
     }
 }
 
-/// Checks a workload against a target and returns the span in bytes.
-pub fn check_workload(drive: &str, info: &TargetInfo, w: &Workload) -> Result<u64> {
+/// A test that does not fit a drive: the test's key at fault and what is wrong with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Misfit {
+    /// The key of the test (`span`, `block_size`, `align`, `queue_depth`).
+    pub key: &'static str,
+    /// What is wrong, naming the drive.
+    pub message: String,
+}
+
+/// Checks a workload against drive `drive`'s target and returns the span in bytes.
+pub fn check_workload(
+    drive: &str,
+    info: &TargetInfo,
+    w: &Workload,
+) -> std::result::Result<u64, Misfit> {
     let span = w.span.resolve(info.capacity);
     let lb = info.logical_block as u64;
-    let fail = |m: String| Err(Error::Target(format!("drive {drive}: {m}")));
+    let misfit = |key, message| Err(Misfit { key, message });
     if span > info.capacity {
-        return fail(format!(
-            "span {} is larger than the target ({} usable)",
-            SizeLabel(span),
-            crate::units::SizeRounded(info.capacity)
-        ));
+        return misfit(
+            "span",
+            format!(
+                "expected at most the {} drive {drive} offers, found {}",
+                crate::units::SizeRounded(info.capacity),
+                SizeLabel(span)
+            ),
+        );
     }
     if span < w.block_size.max() {
-        return fail(format!(
-            "span {} is smaller than the block size {}",
-            SizeLabel(span),
-            SizeLabel(w.block_size.max())
-        ));
+        return misfit(
+            "span",
+            format!(
+                "expected at least the block size {} on drive {drive}, found {}",
+                SizeLabel(w.block_size.max()),
+                SizeLabel(span)
+            ),
+        );
     }
     if w.replay.is_some() {
         // A trace's requests are aligned to the logical block as they are played.
@@ -239,19 +258,23 @@ pub fn check_workload(drive: &str, info: &TargetInfo, w: &Workload) -> Result<u6
     }
     for (size, _) in &w.block_size.0 {
         if size % lb != 0 {
-            return fail(format!(
-                "block size {} is not a multiple of the target's logical block size ({} B)",
-                SizeLabel(*size),
-                lb
-            ));
+            return misfit(
+                "block_size",
+                format!(
+                    "expected a multiple of drive {drive}'s logical block size ({lb} B), found {}",
+                    SizeLabel(*size)
+                ),
+            );
         }
     }
     if w.align % lb != 0 {
-        return fail(format!(
-            "alignment {} is not a multiple of the target's logical block size ({} B)",
-            SizeLabel(w.align),
-            lb
-        ));
+        return misfit(
+            "align",
+            format!(
+                "expected a multiple of drive {drive}'s logical block size ({lb} B), found {}",
+                SizeLabel(w.align)
+            ),
+        );
     }
     Ok(span)
 }
