@@ -159,11 +159,10 @@ impl Plan {
     /// The expected duration of `job` on its drive.
     pub fn estimate(lab: &Lab, job: &Job) -> Estimate {
         let w = &job.workload;
-        if w.replay.is_some() {
-            // As long as its trace, which is read only when the run starts.
-            return Estimate::default();
-        }
         let drive = &lab.drives[&job.drive].spec;
+        if let Some(r) = &w.replay {
+            return replay_estimate(lab, r, &drive.target);
+        }
         match &drive.target {
             TargetSpec::Path(_) => Estimate {
                 wall_s: match w.length {
@@ -202,6 +201,32 @@ impl Plan {
     }
 }
 
+/// A replay lasts as long as its trace, which is read only when the run starts; a timed
+/// replay of a generated trace lasts the profile's duration over `time_scale` (a file's
+/// duration is not known before it is read).
+fn replay_estimate(lab: &Lab, r: &crate::suite::ReplaySpec, target: &TargetSpec) -> Estimate {
+    let crate::suite::TraceInput::Generate { profile, .. } = &r.trace else {
+        return Estimate::default();
+    };
+    if r.mode != crate::suite::ReplayMode::Timed || r.time_scale <= 0.0 {
+        return Estimate::default();
+    }
+    let Ok(p) = crate::trace::load_profile(&lab.root, profile) else {
+        return Estimate::default();
+    };
+    let seconds = p.duration.0 as f64 / 1e9 / r.time_scale;
+    match target {
+        TargetSpec::Path(_) => Estimate {
+            wall_s: Some(seconds),
+            virtual_s: None,
+        },
+        _ => Estimate {
+            wall_s: None,
+            virtual_s: Some(seconds),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +250,28 @@ mod tests {
         }
         let lab = Lab::load(dir.path()).unwrap();
         (dir, lab)
+    }
+
+    #[test]
+    fn a_timed_replay_of_a_generated_trace_lasts_its_profile_over_its_scale() {
+        let (dir, _) = lab();
+        let profiles = dir.path().join("suites/profiles");
+        fs::create_dir_all(&profiles).unwrap();
+        let light = concat!(env!("CARGO_MANIFEST_DIR"), "/suites/profiles/light.yaml");
+        fs::copy(light, profiles.join("light.yaml")).unwrap();
+        fs::write(
+            dir.path().join("suites/s.yaml"),
+            "name: s\ntitle: S\ntests:\n  - {id: t, title: T, kind: replay, trace: {generate: {profile: light, seed: 1}}, mode: timed, time_scale: 0.5, queue_depth: 8, span: full, metric: iops}\n  - {id: f, title: F, kind: replay, trace: {generate: {profile: light, seed: 1}}, queue_depth: 8, span: full, metric: iops}\n",
+        )
+        .unwrap();
+        let lab = Lab::load(dir.path()).unwrap();
+        let plan = expand(&lab, &Selection::default()).unwrap();
+        let profile = crate::trace::load_profile(dir.path(), "light").unwrap();
+        let job = |test: &str| plan.jobs.iter().find(|j| j.test == test).unwrap();
+        let timed = Plan::estimate(&lab, job("t"));
+        assert_eq!(timed.virtual_s, Some(profile.duration.0 as f64 / 1e9 / 0.5));
+        // As fast as possible: as long as the drive takes, not known ahead.
+        assert_eq!(Plan::estimate(&lab, job("f")), Estimate::default());
     }
 
     #[test]

@@ -211,6 +211,30 @@ impl fmt::Display for DurationLabel {
     }
 }
 
+/// An estimated length of time in seconds, as a person reads one: `42.5 s`, `18 min`,
+/// `2 min 30 s`, `3.5 h`, `6.9 days` (below a minute as [`DurationLabel`] prints it).
+pub struct RoughDuration(pub f64);
+
+impl fmt::Display for RoughDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0.max(0.0);
+        if s < 60.0 {
+            write!(f, "{}", DurationLabel((s * 1e9).round() as u64))
+        } else if s < 3600.0 {
+            let total = s.round() as u64;
+            match (total / 60, total % 60) {
+                (m, 0) => write!(f, "{m} min"),
+                (m, sec) if m < 10 => write!(f, "{m} min {sec} s"),
+                _ => write!(f, "{} min", (s / 60.0).round()),
+            }
+        } else if s < 48.0 * 3600.0 {
+            write!(f, "{} h", trim_float((s / 360.0).round() / 10.0))
+        } else {
+            write!(f, "{} days", trim_float((s / 8640.0).round() / 10.0))
+        }
+    }
+}
+
 /// A count and its noun, plural unless one: `1 job`, `6 jobs`, `0 drives`, `2 flushes`.
 pub struct Counted<'a>(pub usize, pub &'a str);
 
@@ -258,6 +282,18 @@ pub fn figure(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rough_durations() {
+        let r = |s: f64| RoughDuration(s).to_string();
+        assert_eq!(r(0.0004), "400 µs");
+        assert_eq!(r(42.5), "42.5 s");
+        assert_eq!(r(1080.0), "18 min");
+        assert_eq!(r(150.0), "2 min 30 s");
+        assert_eq!(r(1234.5), "21 min");
+        assert_eq!(r(3.5 * 3600.0), "3.5 h");
+        assert_eq!(r(600_000.0), "6.9 days");
+    }
 
     #[test]
     fn sizes_binary_and_decimal() {

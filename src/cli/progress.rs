@@ -13,7 +13,7 @@ use roundup::lab::Lab;
 use roundup::plan::{Job, Plan};
 use roundup::run::{self, Observer, RunOptions};
 use roundup::store::JobManifest;
-use roundup::units::{figure, Counted, DurationLabel};
+use roundup::units::{figure, Counted, RoughDuration};
 use roundup::Error;
 
 use super::STOP;
@@ -38,10 +38,10 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
         if detailed {
             let when = match (est.virtual_s, est.wall_s) {
                 (Some(v), Some(w)) => {
-                    format!("{} simulated, ~{:.1} s", DurationLabel((v * 1e9) as u64), w)
+                    format!("{} simulated, ~{}", RoughDuration(v), RoughDuration(w))
                 }
-                (None, Some(w)) => format!("~{}", DurationLabel((w * 1e9) as u64)),
-                (Some(v), None) => format!("{} simulated", DurationLabel((v * 1e9) as u64)),
+                (None, Some(w)) => format!("~{}", RoughDuration(w)),
+                (Some(v), None) => format!("{} simulated", RoughDuration(v)),
                 _ if job.workload.replay.is_some() => "as long as its trace".into(),
                 _ => "until its I/O count".into(),
             };
@@ -58,15 +58,12 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
     if virt > 0.0 {
         line.push_str(&format!(
             ", {} of simulated drive time",
-            DurationLabel((virt * 1e9) as u64)
+            RoughDuration(virt)
         ));
     }
     let mut parts = Vec::new();
     if timed > 0 {
-        parts.push(format!(
-            "{timed} estimated at {}",
-            DurationLabel((wall.max(0.0) * 1e9) as u64)
-        ));
+        parts.push(format!("{timed} estimated at {}", RoughDuration(wall)));
     }
     if modelled > 0 {
         parts.push(format!(
