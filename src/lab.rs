@@ -254,8 +254,9 @@ impl Lab {
             .collect()
     }
 
-    /// An error about key `key` of test `test` of suite `suite`, pointed at that key in
-    /// the suite file (or at the test, when a variant sets it).
+    /// An error about key `key` of test `test` of suite `suite` (`span`, or
+    /// `variants.align` for a value a variant sets), pointed at that key in the suite file
+    /// (at the file's top if it cannot be found there).
     pub fn test_key_error(
         &self,
         suite: &str,
