@@ -527,10 +527,10 @@ fn firmware_order<'a>(
 
 /// Each drive's firmwares with results, the current one last (see [`FirmwareOrder`]): the
 /// firmware history pages list them, the last two compared.
-pub fn firmware_history<'a>(
-    jobs: &'a [(StoredJob, JobSummary)],
+pub fn firmware_history(
+    jobs: &[(StoredJob, JobSummary)],
     named: &BTreeMap<String, String>,
-) -> BTreeMap<&'a str, Vec<&'a str>> {
+) -> BTreeMap<String, Vec<String>> {
     let mut latest: BTreeMap<&str, BTreeMap<&str, FirmwareOrder>> = BTreeMap::new();
     for (j, _) in jobs {
         let m = &j.manifest;
@@ -547,34 +547,32 @@ pub fn firmware_history<'a>(
         .map(|(drive, fws)| {
             let mut v: Vec<FirmwareOrder> = fws.into_values().collect();
             v.sort();
-            (drive, v.into_iter().map(|(_, _, fw)| fw).collect())
+            let fws = v.into_iter().map(|(_, _, fw)| fw.to_string()).collect();
+            (drive.to_string(), fws)
         })
         .collect()
 }
 
-/// For each drive, the firmware whose results are current: the one its drive file names
-/// (`named`: drive id → firmware) if it has results, else the one whose job finished last
-/// (then by name). Re-running a drive under new firmware makes the new results current,
-/// and a simulated drive's current results do not depend on when anything ran.
-pub fn current_firmware(
-    jobs: &[(StoredJob, JobSummary)],
-    named: &BTreeMap<String, String>,
-) -> BTreeMap<String, String> {
-    firmware_history(jobs, named)
-        .into_iter()
-        .filter_map(|(d, fws)| Some((d.to_string(), fws.last()?.to_string())))
+/// For each drive, the firmware whose results are current: the last of its
+/// [`firmware_history`], so the one its drive file names if it has results, else the one
+/// whose job finished last (then by name). Re-running a drive under new firmware makes the
+/// new results current, and a simulated drive's current results do not depend on when
+/// anything ran.
+pub fn current_firmware(history: &BTreeMap<String, Vec<String>>) -> BTreeMap<String, String> {
+    history
+        .iter()
+        .filter_map(|(d, fws)| Some((d.clone(), fws.last()?.clone())))
         .collect()
 }
 
-/// Groups the current results (each drive's current firmware) by suite, test and variant,
-/// in the suite's test order where `order` gives it (test ids by suite), and sorts each
-/// chart's bars best first.
+/// Groups the current results (`current`: each drive's current firmware, from
+/// [`current_firmware`]) by suite, test and variant, in the suite's test order where
+/// `order` gives it (test ids by suite), and sorts each chart's bars best first.
 pub fn figures(
     jobs: &[(StoredJob, JobSummary)],
     order: &BTreeMap<String, Vec<String>>,
-    named: &BTreeMap<String, String>,
+    current: &BTreeMap<String, String>,
 ) -> Vec<TestFigures> {
-    let current = current_firmware(jobs, named);
     figures_where(jobs, order, |m| current.get(&m.drive) == Some(&m.firmware))
 }
 

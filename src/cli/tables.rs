@@ -72,6 +72,8 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
         outln!("no results in {}", lab_dir.join("results").display());
         return Ok(());
     }
+    // The first five columns are text, aligned left; the figures after them right.
+    const TEXT: usize = 5;
     let header = [
         "drive",
         "firmware",
@@ -109,6 +111,22 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
             ]
         })
         .collect();
+    if format == SummaryFormat::Markdown {
+        // Text columns aligned left, figures right; a `|` in a name is escaped.
+        let cells = |r: Vec<&str>| {
+            let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            format!("| {} |", r.join(" | "))
+        };
+        outln!("{}", cells(header.to_vec()));
+        let rule: Vec<&str> = (0..header.len())
+            .map(|c| if c < TEXT { "---" } else { "---:" })
+            .collect();
+        outln!("|{}|", rule.join("|"));
+        for r in &table {
+            outln!("{}", cells(r.iter().map(|s| s.as_str()).collect()));
+        }
+        return Ok(());
+    }
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             table
@@ -124,7 +142,7 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
             .iter()
             .enumerate()
             .map(|(c, v)| {
-                if c < 5 {
+                if c < TEXT {
                     format!("{v:<w$}", w = widths[c])
                 } else {
                     format!("{v:>w$}", w = widths[c])
@@ -133,22 +151,6 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
             .collect::<Vec<_>>()
             .join("  ")
     };
-    if format == SummaryFormat::Markdown {
-        // Text columns aligned left, figures right; a `|` in a name is escaped.
-        let cells = |r: Vec<&str>| {
-            let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
-            format!("| {} |", r.join(" | "))
-        };
-        outln!("{}", cells(header.to_vec()));
-        let rule: Vec<&str> = (0..header.len())
-            .map(|c| if c < 5 { "---" } else { "---:" })
-            .collect();
-        outln!("|{}|", rule.join("|"));
-        for r in &table {
-            outln!("{}", cells(r.iter().map(|s| s.as_str()).collect()));
-        }
-        return Ok(());
-    }
     outln!("{}", line(header.to_vec()));
     for r in &table {
         outln!("{}", line(r.iter().map(|s| s.as_str()).collect()));

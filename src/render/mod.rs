@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::analysis::{self, Bar, TestFigures};
+use crate::analysis::{Bar, TestFigures};
 use crate::commentary::{self, Commentary};
 use crate::error::{Error, Result};
 use crate::lab::{sha256_hex, Lab};
@@ -502,22 +502,6 @@ fn slot_text(
             .filter(|h| !h.is_empty()),
         stale,
     )
-}
-
-/// The lab's results: every readable job's figures, the charts' figures in suite order,
-/// and the results that could not be read.
-fn lab_figures(
-    lab: &Lab,
-) -> (
-    Vec<(store::StoredJob, analysis::JobSummary)>,
-    Vec<TestFigures>,
-    Vec<String>,
-) {
-    let (jobs, mut problems) = store::scan(&lab.results_dir());
-    let (summaries, mut more) = analysis::summarize(&jobs);
-    problems.append(&mut more);
-    let figures = analysis::figures(&summaries, &suite_order(lab), &lab.named_firmwares());
-    (summaries, figures, problems)
 }
 
 /// Each suite's test ids in the order the suite lists them.

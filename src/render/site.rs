@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::pairs::{pair_ctx, pairs, Pair};
 use super::{
-    chart_ctx, compare, drive_slots, lab_figures, page_context, suite_order, suite_slots, timing,
-    ChartCtx, DriveRow, Options, Report, SuiteLink,
+    chart_ctx, compare, drive_slots, page_context, suite_order, suite_slots, timing, ChartCtx,
+    DriveRow, Options, Report, SuiteLink,
 };
 use crate::analysis::{self, TestFigures};
 use crate::commentary::Commentary;
@@ -28,6 +28,13 @@ pub(super) struct PageOut {
 pub(super) struct Site<'a> {
     lab: &'a Lab,
     summaries: Vec<(store::StoredJob, analysis::JobSummary)>,
+    /// Each suite's test ids in the suite's order.
+    order: BTreeMap<String, Vec<String>>,
+    /// Each drive's firmwares with results, the current one last.
+    history: BTreeMap<String, Vec<String>>,
+    /// Each drive's current firmware (the last of its history).
+    current: BTreeMap<String, String>,
+    /// The current results, a chart's figures each.
     figures: Vec<TestFigures>,
     pub(super) report: Report,
     pub(super) pages: Vec<PageOut>,
@@ -35,10 +42,19 @@ pub(super) struct Site<'a> {
 
 impl<'a> Site<'a> {
     pub(super) fn build(lab: &'a Lab, opts: &Options) -> Result<Site<'a>> {
-        let (summaries, figures, problems) = lab_figures(lab);
+        let (jobs, mut problems) = store::scan(&lab.results_dir());
+        let (summaries, mut more) = analysis::summarize(&jobs);
+        problems.append(&mut more);
+        let order = suite_order(lab);
+        let history = analysis::firmware_history(&summaries, &lab.named_firmwares());
+        let current = analysis::current_firmware(&history);
+        let figures = analysis::figures(&summaries, &order, &current);
         let mut site = Site {
             lab,
             summaries,
+            order,
+            history,
+            current,
             figures,
             report: Report {
                 problems,
@@ -61,14 +77,25 @@ impl<'a> Site<'a> {
         ctx.insert("leaderboards", &boards);
         ctx.insert("runs", &site.latest_runs(&drives));
         ctx.insert("problems", &site.report.problems);
-        site.pages.push(PageOut {
-            id: "index".into(),
-            template: "index.html",
-            ctx,
-            charts: vec![],
-        });
+        site.page("index".into(), "index.html", ctx, vec![]);
         site.report_orphans();
         Ok(site)
+    }
+
+    /// Adds page `id`, drawn with `template` from `ctx`, holding `charts`.
+    fn page(
+        &mut self,
+        id: String,
+        template: &'static str,
+        ctx: tera::Context,
+        charts: Vec<ChartCtx>,
+    ) {
+        self.pages.push(PageOut {
+            id,
+            template,
+            ctx,
+            charts,
+        });
     }
 
     fn notes(&self, page: &str) -> Option<&'a Commentary> {
@@ -113,8 +140,7 @@ impl<'a> Site<'a> {
 
     /// The lab's drives and any others with results, with their current firmware.
     fn drives(&self) -> BTreeMap<String, DriveRow> {
-        let history = analysis::firmware_history(&self.summaries, &self.lab.named_firmwares());
-        let current = |drive: &str| history.get(drive).and_then(|fws| fws.last()).copied();
+        let current = |drive: &str| self.current.get(drive).map(String::as_str);
         let mut drives: BTreeMap<String, DriveRow> = self
             .lab
             .drives
@@ -155,9 +181,7 @@ impl<'a> Site<'a> {
             }
         }
         for row in drives.values_mut() {
-            row.history = history
-                .get(row.id.as_str())
-                .is_some_and(|fws| fws.len() > 1);
+            row.history = self.history.get(&row.id).is_some_and(|fws| fws.len() > 1);
         }
         drives
     }
@@ -195,12 +219,7 @@ impl<'a> Site<'a> {
                 &serde_json::json!({"name": name, "title": link.title, "description": link.description}),
             );
             ctx.insert("charts", &charts);
-            self.pages.push(PageOut {
-                id: page,
-                template: "suite.html",
-                ctx,
-                charts,
-            });
+            self.page(page, "suite.html", ctx, charts);
         }
         Ok(())
     }
@@ -286,29 +305,22 @@ impl<'a> Site<'a> {
             let mut ctx = self.context(&page);
             ctx.insert("drive", row);
             ctx.insert("sections", &sections);
-            self.pages.push(PageOut {
-                id: page,
-                template: "drive.html",
-                ctx,
-                charts: all,
-            });
+            self.page(page, "drive.html", ctx, all);
         }
         Ok(())
     }
 
     /// Firmware history: each test of a drive under its previous and its current firmware.
     fn history_pages(&mut self, drives: &BTreeMap<String, DriveRow>) -> Result<()> {
-        let order = suite_order(self.lab);
-        let history = analysis::firmware_history(&self.summaries, &self.lab.named_firmwares());
         for row in drives.values().filter(|r| r.history) {
-            let Some(fws) = history.get(row.id.as_str()) else {
+            let Some(fws) = self.history.get(&row.id) else {
                 continue;
             };
             let [.., old, new] = fws.as_slice() else {
                 continue;
             };
             let under = |fw: &str| {
-                analysis::figures_where(&self.summaries, &order, |m| {
+                analysis::figures_where(&self.summaries, &self.order, |m| {
                     m.drive == row.id && m.firmware == fw
                 })
             };
@@ -337,12 +349,7 @@ impl<'a> Site<'a> {
             ctx.insert("drive", row);
             ctx.insert("firmwares", &fws);
             ctx.insert("charts", &charts);
-            self.pages.push(PageOut {
-                id: page,
-                template: "firmware.html",
-                ctx,
-                charts,
-            });
+            self.page(page, "firmware.html", ctx, charts);
         }
         Ok(())
     }
@@ -403,12 +410,7 @@ impl<'a> Site<'a> {
             ctx.insert("b", rb);
             ctx.insert("sections", &sections);
             links.push(serde_json::json!({"page": page, "a": ra.name, "b": rb.name}));
-            self.pages.push(PageOut {
-                id: page,
-                template: "compare.html",
-                ctx,
-                charts,
-            });
+            self.page(page, "compare.html", ctx, charts);
         }
         Ok(links)
     }
@@ -418,8 +420,7 @@ impl<'a> Site<'a> {
         &mut self,
         suites: &BTreeMap<String, SuiteLink>,
     ) -> Result<Vec<serde_json::Value>> {
-        let all = analysis::leaderboard(&self.summaries, &suite_order(self.lab));
-        let current = analysis::current_firmware(&self.summaries, &self.lab.named_firmwares());
+        let all = analysis::leaderboard(&self.summaries, &self.order);
         let mut links = Vec::new();
         let mut tests: Vec<(String, String)> = Vec::new();
         for f in &all {
@@ -435,7 +436,7 @@ impl<'a> Site<'a> {
             let mut title = String::new();
             for f in all.iter().filter(|f| f.suite == suite && f.test == test) {
                 title = f.title.clone();
-                charts.push(compare::board(f, &current).into_ctx(
+                charts.push(compare::board(f, &self.current).into_ctx(
                     notes,
                     &mut self.report,
                     &page,
@@ -453,12 +454,7 @@ impl<'a> Site<'a> {
             ctx.insert("title", &title);
             ctx.insert("charts", &charts);
             links.push(serde_json::json!({"page": page, "suite": suite_title, "title": title}));
-            self.pages.push(PageOut {
-                id: page,
-                template: "leaderboard.html",
-                ctx,
-                charts,
-            });
+            self.page(page, "leaderboard.html", ctx, charts);
         }
         Ok(links)
     }
