@@ -48,10 +48,19 @@ pub struct Job {
     /// Seed of the job's random streams, derived from the suite seed, test, variant and
     /// repeat (not the drive: every drive gets the same requests).
     pub seed: u64,
+    /// A job of a simulated drive that the selection left out but that comes before a
+    /// selected one in its suite: it runs only to bring the drive to the state the next
+    /// jobs start from, and nothing of it is stored.
+    #[serde(skip)]
+    pub state_only: bool,
 }
 
 /// The expanded plan, in run order: by drive, then suite, test, variant and repeat, so that a
 /// drive's state carries across its tests in suite order.
+///
+/// A simulated drive starts each suite as its drive file describes it (new, or aged), so
+/// its results depend only on the suite, the drive file and the seeds: a selection that
+/// leaves out tests before a selected one keeps them as [`Job::state_only`] jobs.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
     /// The jobs in run order.
@@ -104,9 +113,9 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
         .iter()
         .filter(|(d, _)| sel.drives.is_empty() || sel.drives.contains(d))
     {
-        let drive_engine = match &drive.spec.target {
-            TargetSpec::Path(p) => p.engine,
-            TargetSpec::Sim(_) | TargetSpec::Ssd(_) | TargetSpec::Hdd(_) => None,
+        let (drive_engine, simulated) = match &drive.spec.target {
+            TargetSpec::Path(p) => (p.engine, false),
+            TargetSpec::Sim(_) | TargetSpec::Ssd(_) | TargetSpec::Hdd(_) => (None, true),
         };
         for suite in lab
             .suites
@@ -114,11 +123,15 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
             .filter(|s| sel.suites.is_empty() || sel.suites.contains(&s.spec.name.0))
         {
             let suite = &suite.spec;
-            for test in suite
-                .tests
-                .iter()
-                .filter(|t| sel.tests.is_empty() || sel.tests.contains(&t.id.0))
-            {
+            let selected = |id: &str| sel.tests.is_empty() || sel.tests.iter().any(|t| t == id);
+            // On a simulated drive the tests before the last selected one run too, for
+            // the drive's state.
+            let last = suite.tests.iter().rposition(|t| selected(&t.id.0));
+            for (k, test) in suite.tests.iter().enumerate() {
+                let state_only = !selected(&test.id.0);
+                if state_only && !(simulated && last.is_some_and(|l| k < l)) {
+                    continue;
+                }
                 for (variant, workload) in test.expand() {
                     for repeat in 1..=test.repeats {
                         let r = format!("r{repeat}");
@@ -137,6 +150,7 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
                             better: test.better,
                             engine: test.engine.or(drive_engine).unwrap_or_default(),
                             seed,
+                            state_only,
                         });
                     }
                 }
@@ -298,7 +312,24 @@ mod tests {
             ..Default::default()
         };
         let plan = expand(&lab, &sel).unwrap();
-        assert_eq!(plan.jobs.len(), 1);
+        // The simulated drive runs the suite's tests before `sr` for its state only.
+        let jobs: Vec<(&str, bool)> = plan
+            .jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.state_only))
+            .collect();
+        assert_eq!(jobs.len(), 5);
+        assert!(jobs[..4]
+            .iter()
+            .all(|(id, only)| id.starts_with("b/s/rw/") && *only));
+        assert_eq!(jobs[4], ("b/s/sr/base/r1", false));
+        // None after the last selected test.
+        let sel = Selection {
+            tests: vec!["rw".into()],
+            ..Default::default()
+        };
+        let plan = expand(&lab, &sel).unwrap();
+        assert!(plan.jobs.iter().all(|j| j.test == "rw" && !j.state_only));
         let sel = Selection {
             drives: vec!["zz".into()],
             ..Default::default()

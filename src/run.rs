@@ -1,6 +1,11 @@
 //! Running a plan: open and check every target first (nothing runs until all jobs fit their
 //! drives), then run each drive's jobs in plan order: real drives one after another, then
 //! simulated drives in parallel (rayon). Each job streams its samples to the store.
+//!
+//! A simulated drive starts every suite from the state its drive file describes, and runs
+//! the suite's jobs before the ones to store even when they are not stored (the plan's
+//! state-only jobs, and under `--resume` complete jobs before a missing one): so a job's
+//! results are the same however the run was selected or interrupted.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -48,6 +53,9 @@ pub trait Observer: Sync {
     fn job_finished(&self, _job: &Job, _manifest: &JobManifest) {}
     /// A job was skipped (`--resume`).
     fn job_skipped(&self, _job: &Job) {}
+    /// A job ran only for its simulated drive's state, and nothing of it was stored:
+    /// `kept` when its complete results from an earlier run are kept (`--resume`).
+    fn job_for_state(&self, _job: &Job, _kept: bool) {}
     /// A job failed.
     fn job_failed(&self, _job: &Job, _error: &Error) {}
 }
@@ -63,6 +71,9 @@ pub struct RunSummary {
     pub completed: usize,
     /// Jobs skipped because their results were complete.
     pub skipped: usize,
+    /// Jobs run only for a simulated drive's state, not stored (some of them also
+    /// counted in `skipped`).
+    pub for_state: usize,
     /// Jobs that failed, with the reason.
     pub failed: Vec<(String, String)>,
     /// Why the run stopped before its last job, when `results/` could not be written (a
@@ -81,9 +92,60 @@ fn cannot_store(e: &Error, results: &Path) -> bool {
 struct Group<'a> {
     drive: &'a crate::lab::Loaded<DriveSpec>,
     target: Box<dyn Target>,
+    /// Whether the drive's jobs write (how the target was opened).
+    writes: bool,
     firmware: String,
     firmware_source: &'static str,
     jobs: Vec<(usize, &'a Job, u64, Option<&'a Trace>)>,
+}
+
+/// What a run does with one job of a drive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Action {
+    /// Run it and store its results.
+    Store,
+    /// Keep its complete results from an earlier run (`--resume`); nothing runs.
+    Keep,
+    /// Run it for the simulated drive's state only; `kept` when its complete results are
+    /// kept.
+    ForState { kept: bool },
+    /// Nothing: a state-only job after the last job to run.
+    Nothing,
+}
+
+/// What to do with each of a drive's jobs, given as (suite, state only) in plan order, and
+/// which have complete results: on a simulated drive, every job of a suite before the last
+/// one to store runs (for the drive's state, if not stored), and none after it.
+fn actions(jobs: &[(&str, bool)], complete: &[bool], simulated: bool) -> Vec<Action> {
+    let mut out: Vec<Action> = jobs
+        .iter()
+        .zip(complete)
+        .map(|(&(_, state_only), &done)| match (state_only, done) {
+            (true, _) => Action::ForState { kept: false },
+            (false, true) => Action::Keep,
+            (false, false) => Action::Store,
+        })
+        .collect();
+    if !simulated {
+        return out;
+    }
+    let mut start = 0;
+    while start < jobs.len() {
+        let end = jobs[start..]
+            .iter()
+            .position(|j| j.0 != jobs[start].0)
+            .map_or(jobs.len(), |p| start + p);
+        let last = out[start..end].iter().rposition(|a| *a == Action::Store);
+        for (k, a) in out[start..end].iter_mut().enumerate() {
+            *a = match (*a, last) {
+                (Action::Keep, Some(l)) if k < l => Action::ForState { kept: true },
+                (Action::ForState { .. }, l) if l.is_none_or(|l| k > l) => Action::Nothing,
+                (a, _) => a,
+            };
+        }
+        start = end;
+    }
+    out
 }
 
 /// The firmware to file a drive's results under, and where it came from.
@@ -148,9 +210,14 @@ fn check_buffers(
     }
 }
 
-/// The hash `--resume` compares: the planned job and its drive file.
-pub fn plan_hash(job: &Job, drive: &DriveSpec) -> String {
-    let text = serde_json::json!({"job": job, "drive": drive}).to_string();
+/// The hash `--resume` compares: the planned job and its drive file, and on a simulated
+/// drive the hash of the job before it in its suite (`after`), whose state it starts from.
+pub fn plan_hash(job: &Job, drive: &DriveSpec, after: Option<&str>) -> String {
+    let text = match after {
+        None => serde_json::json!({"job": job, "drive": drive}),
+        Some(prev) => serde_json::json!({"job": job, "drive": drive, "after": prev}),
+    }
+    .to_string();
     sha256_hex(text.as_bytes())
 }
 
@@ -244,6 +311,7 @@ pub fn run(
                 groups.push(Group {
                     drive,
                     target,
+                    writes,
                     firmware,
                     firmware_source,
                     jobs: checked,
@@ -262,25 +330,100 @@ pub fn run(
     let interrupted = AtomicBool::new(false);
     let run_group = |g: Group| {
         let mut g = g;
-        for (index, job, span, trace) in std::mem::take(&mut g.jobs) {
+        let jobs = std::mem::take(&mut g.jobs);
+        let simulated = g.target.info().kind == TargetKind::Simulated;
+        // Each job's plan hash, chained through its suite on a simulated drive.
+        let mut hashes: Vec<String> = Vec::with_capacity(jobs.len());
+        for (k, (_, job, _, _)) in jobs.iter().enumerate() {
+            let after = (simulated && k > 0 && jobs[k - 1].1.suite == job.suite)
+                .then(|| hashes[k - 1].as_str());
+            hashes.push(plan_hash(job, &g.drive.spec, after));
+        }
+        let complete: Vec<bool> = jobs
+            .iter()
+            .zip(&hashes)
+            .map(|((_, job, _, _), hash)| {
+                opts.resume && !job.state_only && is_complete(&job_dir(lab, &g, job), hash)
+            })
+            .collect();
+        let planned: Vec<(&str, bool)> = jobs
+            .iter()
+            .map(|j| (j.1.suite.as_str(), j.1.state_only))
+            .collect();
+        let actions = actions(&planned, &complete, simulated);
+        // The suite the simulated drive's state comes from, once a job has run on it.
+        let mut state_of: Option<&str> = None;
+        // A job that failed on the simulated drive, and its suite: the rest of that suite
+        // would start from a state it does not describe.
+        let mut failed: Option<(&str, &str)> = None;
+        for (((index, job, span, trace), hash), action) in
+            jobs.into_iter().zip(&hashes).zip(actions)
+        {
             if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
             }
             if summary.lock().expect("summary lock").stopped.is_some() {
                 return;
             }
+            if let Some((suite, id)) = failed.filter(|(s, _)| *s == job.suite) {
+                if action == Action::Store {
+                    summary.lock().expect("summary lock").failed.push((
+                        job.id.clone(),
+                        format!(
+                            "not run: {id} failed before it, and the simulated drive's state \
+                             depends on every job of {suite} before it"
+                        ),
+                    ));
+                }
+                continue;
+            }
+            let store = match action {
+                Action::Nothing => continue,
+                Action::Keep => {
+                    obs.job_skipped(job);
+                    summary.lock().expect("summary lock").skipped += 1;
+                    continue;
+                }
+                Action::Store => true,
+                Action::ForState { .. } => false,
+            };
+            // A simulated drive starts each suite as its drive file describes it.
+            if simulated && state_of.is_some_and(|s| s != job.suite) {
+                match target::open(&g.drive.spec, &lab.root, g.writes, &opts.destroy_data) {
+                    Ok(t) => g.target = t,
+                    Err(e) => {
+                        obs.job_failed(job, &e);
+                        summary
+                            .lock()
+                            .expect("summary lock")
+                            .failed
+                            .push((job.id.clone(), e.to_string()));
+                        return;
+                    }
+                }
+            }
+            state_of = Some(&job.suite);
             match run_job(
                 lab,
                 &mut g,
-                index,
-                total,
-                (job, span, trace),
+                (index, total),
+                (job, span, trace, hash),
+                store,
                 opts,
                 obs,
                 stop,
             ) {
-                Ok(true) => summary.lock().expect("summary lock").completed += 1,
-                Ok(false) => summary.lock().expect("summary lock").skipped += 1,
+                Ok(()) => {
+                    let mut summary = summary.lock().expect("summary lock");
+                    match action {
+                        Action::ForState { kept } => {
+                            obs.job_for_state(job, kept);
+                            summary.for_state += 1;
+                            summary.skipped += kept as usize;
+                        }
+                        _ => summary.completed += 1,
+                    }
+                }
                 Err(Error::Interrupted) => {
                     interrupted.store(true, std::sync::atomic::Ordering::Relaxed);
                     return;
@@ -291,6 +434,9 @@ pub fn run(
                     summary.failed.push((job.id.clone(), e.to_string()));
                     if cannot_store(&e, &results) && summary.stopped.is_none() {
                         summary.stopped = Some(format!("{} cannot be written", results.display()));
+                    }
+                    if simulated {
+                        failed = Some((&job.suite, &job.id));
                     }
                 }
             }
@@ -342,18 +488,9 @@ fn sim_rate(target: &TargetSpec) -> f64 {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run_job(
-    lab: &Lab,
-    g: &mut Group,
-    index: usize,
-    total: usize,
-    (job, span, trace): (&Job, u64, Option<&Trace>),
-    opts: &RunOptions,
-    obs: &dyn Observer,
-    stop: &AtomicBool,
-) -> Result<bool> {
-    let drive = &g.drive.spec;
-    let dir = store::job_dir(
+/// Where `job`'s results go.
+fn job_dir(lab: &Lab, g: &Group, job: &Job) -> std::path::PathBuf {
+    store::job_dir(
         &lab.results_dir(),
         &job.drive,
         &g.firmware,
@@ -361,20 +498,33 @@ fn run_job(
         &job.test,
         &job.variant.id,
         job.repeat,
-    );
-    let hash = plan_hash(job, drive);
-    if opts.resume {
-        if let Ok(bytes) = std::fs::read(dir.join(MANIFEST)) {
-            if serde_json::from_slice::<JobManifest>(&bytes)
-                .is_ok_and(|m| m.plan_hash == hash && dir.join(store::SAMPLES).is_file())
-            {
-                obs.job_skipped(job);
-                return Ok(false);
-            }
-        }
-    }
+    )
+}
+
+/// Whether `dir` holds the complete results of the job planned as `hash`.
+fn is_complete(dir: &Path, hash: &str) -> bool {
+    std::fs::read(dir.join(MANIFEST)).is_ok_and(|bytes| {
+        serde_json::from_slice::<JobManifest>(&bytes)
+            .is_ok_and(|m| m.plan_hash == hash && dir.join(store::SAMPLES).is_file())
+    })
+}
+
+/// Runs one job on its group's target: stored (its earlier results replaced only once the
+/// new ones are complete), or with `store` false for the drive's state only.
+#[allow(clippy::too_many_arguments)]
+fn run_job(
+    lab: &Lab,
+    g: &mut Group,
+    (index, total): (usize, usize),
+    (job, span, trace, hash): (&Job, u64, Option<&Trace>, &str),
+    store: bool,
+    opts: &RunOptions,
+    obs: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let drive = &g.drive.spec;
+    let dir = job_dir(lab, g, job);
     obs.job_started(index, total, job);
-    store::invalidate(&dir)?;
     // A simulated drive's results are the same whenever and wherever they are computed,
     // so its manifest records neither (and stays byte-identical from run to run).
     let simulated = g.target.info().kind == TargetKind::Simulated;
@@ -385,6 +535,21 @@ fn run_job(
     } else {
         None
     };
+    if !store {
+        let discard = |_: u32| -> Box<dyn SampleSink + Send> { Box::new(engine::Discard) };
+        engine::run(
+            &job.workload,
+            span,
+            job.seed,
+            g.target.as_mut(),
+            engine,
+            &discard,
+            &|t| obs.job_tick(job, t),
+            stop,
+            trace,
+        )?;
+        return Ok(());
+    }
     let writer = SampleWriter::create(&dir, &job.id, !simulated)?;
     let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
     let (outcome, engine_used) = engine::run(
@@ -398,6 +563,9 @@ fn run_job(
         stop,
         trace,
     )?;
+    // The earlier results stay whole until the new ones are: a job stopped or failed
+    // half-way loses nothing.
+    store::invalidate(&dir)?;
     let (rows, samples_sha256) = writer.finish()?;
     let suite = &lab.suites[&job.suite];
     let info = g.target.info().clone();
@@ -422,7 +590,7 @@ fn run_job(
         engine_requested: engine.word().to_string(),
         seed: job.seed,
         suite_seed: suite.spec.seed,
-        plan_hash: hash,
+        plan_hash: hash.to_string(),
         roundup_version: env!("CARGO_PKG_VERSION").to_string(),
         git_revision: GIT_REVISION.to_string(),
         suite_file: FileRef {
@@ -455,7 +623,7 @@ fn run_job(
     })?;
     store::write_atomic(&dir.join(MANIFEST), &json)?;
     obs.job_finished(job, &manifest);
-    Ok(true)
+    Ok(())
 }
 
 /// Reads (or generates) the trace a replay test plays.
@@ -596,5 +764,42 @@ mod tests {
             e.contains("names firmware \"0001\" but the device reports \"0002\""),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_simulated_drive_runs_what_comes_before_the_last_job_to_store_in_each_suite() {
+        use Action::*;
+        let jobs = [
+            ("a", true),
+            ("a", false),
+            ("a", false),
+            ("a", true),
+            ("b", false),
+            ("b", false),
+        ];
+        // Resumed with the third job of `a` missing: the two before it (one the selection
+        // left out, one complete) run for the state, the state-only job after it does not,
+        // and `b`, complete, is kept as it is.
+        let complete = [false, true, false, false, true, true];
+        assert_eq!(
+            actions(&jobs, &complete, true),
+            [
+                ForState { kept: false },
+                ForState { kept: true },
+                Store,
+                Nothing,
+                Keep,
+                Keep
+            ]
+        );
+        // Only the last job of `b` missing: `a` is not touched.
+        let complete = [false, true, true, false, true, false];
+        assert_eq!(
+            actions(&jobs, &complete, true),
+            [Nothing, Keep, Keep, Nothing, ForState { kept: true }, Store]
+        );
+        // A real drive's state is the drive's own: complete jobs are kept.
+        let real = [("a", false), ("a", false)];
+        assert_eq!(actions(&real, &[true, false], false), [Keep, Store]);
     }
 }

@@ -566,6 +566,43 @@ fn interrupted_run_keeps_completed_jobs_and_resume_runs_the_rest() {
 }
 
 #[test]
+fn an_interrupted_rerun_keeps_the_earlier_results_of_the_job_it_stopped() {
+    let lab = TestLab::new();
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE.replace("count: 200", "count: 200000"),
+    );
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = lab.path().join("results");
+    let read = || -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        files(&results)
+            .into_iter()
+            .map(|p| {
+                let bytes = fs::read(results.join(&p)).unwrap();
+                (p, bytes)
+            })
+            .collect()
+    };
+    let before = read();
+    assert_eq!(before.len(), 6);
+    // Run again and stopped during the second job: its results from the first run stay,
+    // whole, until new ones are complete.
+    let l = Lab::load(lab.path()).unwrap();
+    let plan = plan::expand(&l, &Selection::default()).unwrap();
+    let stop = AtomicBool::new(false);
+    let obs = StopAfter {
+        after: 1,
+        done: Default::default(),
+        stop: &stop,
+    };
+    let err = run::run(&l, &plan, &RunOptions::default(), &obs, &stop).unwrap_err();
+    assert!(matches!(err, roundup::Error::Interrupted), "{err}");
+    assert!(read() == before, "the stopped re-run changed the results");
+}
+
+#[test]
 fn output_that_cannot_be_written_ends_cleanly() {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;

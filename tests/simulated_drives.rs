@@ -582,3 +582,107 @@ fn the_x25m_original_firmware_slows_faster_on_every_repeat_the_fix_holds() {
         "fixed {new:.2?} against original {old:.2?}"
     );
 }
+
+/// Every file under `dir`, with its bytes.
+fn contents(dir: &std::path::Path) -> BTreeMap<std::path::PathBuf, Vec<u8>> {
+    common::files(dir)
+        .into_iter()
+        .map(|f| {
+            let bytes = fs::read(dir.join(&f)).unwrap();
+            (f, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn a_simulated_drives_results_do_not_depend_on_what_else_ran() {
+    // The JMF602 merges its log blocks, so what each test finds depends on what the tests
+    // before it wrote. Its results must still be those of its suite and drive file alone:
+    // the same when the whole lab runs, one test of it, one suite, or a resumed run.
+    let test = |id: &str, op: &str, seconds: u32| {
+        format!("  - {{id: {id}, title: {id}, operation: {op}, pattern: random, block_size: 4KiB, span: 4GiB, queue_depth: 3, duration: {seconds}s, data: incompressible, metric: mb_per_s}}\n")
+    };
+    let suite =
+        |tests: &[String]| format!("name: t\ntitle: t\nseed: 1\ntests:\n{}", tests.concat());
+    let lab = lab(
+        &["ocz-core-64"],
+        &suite(&[
+            test("w1", "write", 3),
+            test("w2", "write", 3),
+            test("r", "read", 1),
+        ]),
+    );
+    lab.write(
+        "suites/u.yaml",
+        &format!(
+            "name: u\ntitle: u\nseed: 2\ntests:\n{}",
+            test("w", "write", 3)
+        ),
+    );
+    let results = lab.path().join("results");
+    let roundup = |args: &[&str]| {
+        let out = lab.roundup(args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        common::stdout(&out)
+    };
+    roundup(&["run"]);
+    let whole = contents(&results);
+    assert_eq!(whole.len(), 8, "{:?}", whole.keys());
+    let of = |test: &str| -> Vec<(&std::path::PathBuf, &Vec<u8>)> {
+        whole
+            .iter()
+            .filter(|(p, _)| p.to_string_lossy().contains(&format!("/test={test}/")))
+            .collect()
+    };
+    // One test: the one before it runs again, unstored, and its results are the whole run's.
+    fs::remove_dir_all(&results).unwrap();
+    let out = roundup(&["run", "--suite", "t", "--test", "w2"]);
+    assert!(
+        out.contains("plus 1 earlier job run only for the simulated drives' state"),
+        "{out}"
+    );
+    let now = contents(&results);
+    assert_eq!(now.len(), 2);
+    for (p, bytes) in of("w2") {
+        assert!(now[p] == **bytes, "{p:?} differs from the whole run's");
+    }
+    // One suite: the same as after the other suite in the whole run.
+    let out = roundup(&["run", "--suite", "u"]);
+    assert!(out.contains("1 job completed"), "{out}");
+    let now = contents(&results);
+    for (p, bytes) in of("w") {
+        assert!(now[p] == **bytes, "{p:?} differs from the whole run's");
+    }
+    // Resumed: the complete first write runs again for the state, the missing second is
+    // stored as the whole run had it, and the read after it is kept.
+    roundup(&["run"]);
+    let w2 = of("w2");
+    fs::remove_file(
+        results
+            .join(w2[0].0.parent().unwrap())
+            .join("manifest.json"),
+    )
+    .unwrap();
+    let out = roundup(&["run", "--resume"]);
+    assert!(
+        out.contains("1 job completed, 3 kept from earlier runs, 0 failed (1 job run only for the simulated drives' state)"),
+        "{out}"
+    );
+    assert!(
+        contents(&results) == whole,
+        "the resumed run's results differ"
+    );
+    // And the state matters: the second write alone, on the drive as its file describes
+    // it, gives other results (the same requests: the suite, its seed and the test's id).
+    let alone = self::lab(&["ocz-core-64"], &suite(&[test("w2", "write", 3)]));
+    let out = alone.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (p, bytes) = w2
+        .iter()
+        .find(|(p, _)| p.ends_with("samples.parquet"))
+        .unwrap();
+    assert!(
+        fs::read(alone.path().join("results").join(p)).unwrap() != **bytes,
+        "{p:?}: the same alone as after the first write"
+    );
+}

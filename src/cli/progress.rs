@@ -24,6 +24,12 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
     // Jobs with a wall-clock estimate, jobs on a drive model (its simulated time is known,
     // not how long the model takes), and jobs that run to an I/O count or a trace's end.
     let (mut timed, mut wall, mut modelled, mut virt, mut open) = (0, 0.0, 0, 0.0, 0);
+    let width = plan
+        .jobs
+        .iter()
+        .map(|j| j.id.chars().count())
+        .max()
+        .unwrap_or(0);
     for job in &plan.jobs {
         let est = Plan::estimate(lab, job);
         virt += est.virtual_s.unwrap_or(0.0);
@@ -45,16 +51,33 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
                 _ if job.workload.replay.is_some() => "as long as its trace".into(),
                 _ => "until its I/O count".into(),
             };
-            outln!("{:<64} {}  [{}]", job.id, job.workload.describe(), when);
+            let only = if job.state_only {
+                " (for the drive's state, not stored)"
+            } else {
+                ""
+            };
+            outln!(
+                "{:<width$}  {}  [{}]{only}",
+                job.id,
+                job.workload.describe(),
+                when
+            );
         }
     }
     let drives: std::collections::BTreeSet<&str> =
         plan.jobs.iter().map(|j| j.drive.as_str()).collect();
+    let state_only = plan.jobs.iter().filter(|j| j.state_only).count();
     let mut line = format!(
         "plan: {} on {}",
-        Counted(plan.jobs.len(), "job"),
+        Counted(plan.jobs.len() - state_only, "job"),
         Counted(drives.len(), "drive")
     );
+    if state_only > 0 {
+        line.push_str(&format!(
+            ", plus {} run only for the simulated drives' state",
+            Counted(state_only, "earlier job")
+        ));
+    }
     if virt > 0.0 {
         line.push_str(&format!(
             ", {} of simulated drive time",
@@ -83,6 +106,8 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
 
 struct Bars {
     multi: MultiProgress,
+    /// The width of the longest job id, so that the figures line up.
+    width: usize,
     bars: Mutex<HashMap<String, ProgressBar>>,
 }
 
@@ -153,16 +178,34 @@ impl Observer for Bars {
         }
         self.multi.suspend(|| {
             say(format_args!(
-                "done {:<60} {:>10} IOPS {:>9} MB/s{took}{replay}",
+                "done {:<w$} {:>10} IOPS {:>9} MB/s{took}{replay}",
                 job.id,
                 figure(iops),
-                figure(mbs)
+                figure(mbs),
+                w = self.width,
             ))
         });
     }
     fn job_skipped(&self, job: &Job) {
         self.multi
             .suspend(|| say(format_args!("kept {} (complete)", job.id)));
+    }
+    fn job_for_state(&self, job: &Job, kept: bool) {
+        if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
+            bar.finish_and_clear();
+        }
+        let why = if kept {
+            "complete, kept; run again for the simulated drive's state"
+        } else {
+            "run for the simulated drive's state, not stored"
+        };
+        self.multi.suspend(|| {
+            say(format_args!(
+                "{} {} ({why})",
+                if kept { "kept" } else { "state" },
+                job.id
+            ))
+        });
     }
     fn job_failed(&self, job: &Job, e: &Error) {
         if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
@@ -184,12 +227,25 @@ pub(super) fn say(line: std::fmt::Arguments) {
 pub(super) fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
     let bars = Bars {
         multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+        width: plan
+            .jobs
+            .iter()
+            .map(|j| j.id.chars().count())
+            .max()
+            .unwrap_or(0),
         bars: Mutex::new(HashMap::new()),
     };
     let started = Instant::now();
     let summary = run::run(lab, plan, opts, &bars, &STOP)?;
+    let for_state = match summary.for_state {
+        0 => String::new(),
+        n => format!(
+            " ({} run only for the simulated drives' state)",
+            Counted(n, "job")
+        ),
+    };
     outln!(
-        "run: {} completed, {} kept from earlier runs, {} failed, in {:.1} s; results in {}",
+        "run: {} completed, {} kept from earlier runs, {} failed{for_state}, in {:.1} s; results in {}",
         Counted(summary.completed, "job"),
         summary.skipped,
         summary.failed.len(),
