@@ -365,18 +365,6 @@ pub fn run(
             if summary.lock().expect("summary lock").stopped.is_some() {
                 return;
             }
-            if let Some((suite, id)) = failed.filter(|(s, _)| *s == job.suite) {
-                if action == Action::Store {
-                    summary.lock().expect("summary lock").failed.push((
-                        job.id.clone(),
-                        format!(
-                            "not run: {id} failed before it, and the simulated drive's state \
-                             depends on every job of {suite} before it"
-                        ),
-                    ));
-                }
-                continue;
-            }
             let store = match action {
                 Action::Nothing => continue,
                 Action::Keep => {
@@ -387,6 +375,18 @@ pub fn run(
                 Action::Store => true,
                 Action::ForState { .. } => false,
             };
+            if let Some((suite, id)) = failed.filter(|(s, _)| *s == job.suite) {
+                if store {
+                    summary.lock().expect("summary lock").failed.push((
+                        job.id.clone(),
+                        format!(
+                            "not run: it starts from the state the jobs of {suite} before it \
+                             leave the simulated drive in, and {id} failed"
+                        ),
+                    ));
+                }
+                continue;
+            }
             // A simulated drive starts each suite as its drive file describes it.
             if simulated && state_of.is_some_and(|s| s != job.suite) {
                 match target::open(&g.drive.spec, &lab.root, g.writes, &opts.destroy_data) {
@@ -487,7 +487,6 @@ fn sim_rate(target: &TargetSpec) -> f64 {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 /// Where `job`'s results go.
 fn job_dir(lab: &Lab, g: &Group, job: &Job) -> std::path::PathBuf {
     store::job_dir(

@@ -603,6 +603,49 @@ fn an_interrupted_rerun_keeps_the_earlier_results_of_the_job_it_stopped() {
 }
 
 #[test]
+fn a_failed_job_stops_its_suite_on_a_simulated_drive_not_the_next_suite() {
+    // The least spare area a drive file may give, used and full: a die's valid data
+    // fills it and the random writes fail (src/target/ssd: a die its data fills).
+    let lab = TestLab::new();
+    lab.write(
+        "drives/small.yaml",
+        "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 258MiB\n  buffer: 256KiB\n  ftl: page\n  gc_policy: fifo\n  remap: true\n  aged: true\n",
+    );
+    let read = "{id: read, title: Read, operation: read, pattern: random, block_size: 4KiB, span: full, queue_depth: 1, count: 100, metric: iops}";
+    lab.write(
+        "suites/s.yaml",
+        &format!("name: s\ntitle: S\ntests:\n  - {{id: fill, title: Fill, operation: write, pattern: random, block_size: 4KiB, span: full, queue_depth: 1, count: 2000000, metric: iops}}\n  - {read}\n"),
+    );
+    lab.write(
+        "suites/u.yaml",
+        &format!("name: u\ntitle: U\ntests:\n  - {read}\n"),
+    );
+    let out = lab.roundup(&["run"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("small/s/fill/base/r1: the simulated SSD's die")
+            && err.contains("small/s/read/base/r1: not run: it starts from the state the jobs of s before it leave the simulated drive in, and small/s/fill/base/r1 failed"),
+        "{err}"
+    );
+    // The next suite starts from the drive as its file describes it, and runs.
+    assert!(
+        stdout(&out).contains("run: 1 job completed, 0 kept from earlier runs, 2 failed"),
+        "{}",
+        stdout(&out)
+    );
+    let stored: Vec<_> = files(&lab.path().join("results"))
+        .into_iter()
+        .filter(|p| p.ends_with("manifest.json"))
+        .collect();
+    assert_eq!(stored.len(), 1);
+    assert!(
+        stored[0].to_string_lossy().contains("suite=u/"),
+        "{stored:?}"
+    );
+}
+
+#[test]
 fn output_that_cannot_be_written_ends_cleanly() {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
