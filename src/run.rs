@@ -332,12 +332,23 @@ pub fn run(
         let mut g = g;
         let jobs = std::mem::take(&mut g.jobs);
         let simulated = g.target.info().kind == TargetKind::Simulated;
-        // Each job's plan hash, chained through its suite on a simulated drive.
+        // Each job's plan hash, chained through its suite on a simulated drive; on a real
+        // one, with the engine `--engine` puts in the job's place.
         let mut hashes: Vec<String> = Vec::with_capacity(jobs.len());
         for (k, (_, job, _, _)) in jobs.iter().enumerate() {
             let after = (simulated && k > 0 && jobs[k - 1].1.suite == job.suite)
                 .then(|| hashes[k - 1].as_str());
-            hashes.push(plan_hash(job, &g.drive.spec, after));
+            let hash = match opts.engine.filter(|e| !simulated && *e != job.engine) {
+                Some(engine) => {
+                    let job = Job {
+                        engine,
+                        ..(*job).clone()
+                    };
+                    plan_hash(&job, &g.drive.spec, after)
+                }
+                None => plan_hash(job, &g.drive.spec, after),
+            };
+            hashes.push(hash);
         }
         let complete: Vec<bool> = jobs
             .iter()

@@ -465,6 +465,24 @@ fn file_target_with_each_engine_and_threads() {
         assert_eq!(df.column("qd").unwrap().u32().unwrap().max(), Some(8));
         assert_eq!(df.height(), 2000);
     }
+    // --resume keeps a real drive's results only if they came from the engine asked for
+    // now (a simulated drive has no engine: its results are kept either way).
+    let resume = |engine: &str| {
+        let out = lab.roundup(&[
+            "run",
+            "--resume",
+            "--engine",
+            engine,
+            "--test",
+            "random-write-4k",
+        ]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let out = resume("psync");
+    assert!(out.contains("0 jobs completed, 4 kept"), "{out}");
+    let out = resume("io_uring");
+    assert!(out.contains("2 jobs completed, 2 kept"), "{out}");
 }
 
 #[test]
