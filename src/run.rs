@@ -96,7 +96,14 @@ struct Group<'a> {
     writes: bool,
     firmware: String,
     firmware_source: &'static str,
-    jobs: Vec<(usize, &'a Job, u64, Option<&'a Trace>)>,
+    jobs: Vec<(usize, &'a Job, u64, Option<&'a LoadedTrace>)>,
+}
+
+/// The trace a replay test plays, and the file it comes from (the trace, or the profile
+/// a generated one follows).
+struct LoadedTrace {
+    trace: Trace,
+    file: FileRef,
 }
 
 /// What a run does with one job of a drive.
@@ -210,15 +217,23 @@ fn check_buffers(
     }
 }
 
-/// The hash `--resume` compares: the planned job and its drive file, and on a simulated
-/// drive the hash of the job before it in its suite (`after`), whose state it starts from.
-pub fn plan_hash(job: &Job, drive: &DriveSpec, after: Option<&str>) -> String {
-    let text = match after {
-        None => serde_json::json!({"job": job, "drive": drive}),
-        Some(prev) => serde_json::json!({"job": job, "drive": drive, "after": prev}),
+/// The hash `--resume` compares: the planned job and its drive file, the SHA-256 of the
+/// file a replay's trace comes from, and on a simulated drive the hash of the job before it
+/// in its suite (`after`), whose state it starts from.
+pub fn plan_hash(
+    job: &Job,
+    drive: &DriveSpec,
+    trace: Option<&FileRef>,
+    after: Option<&str>,
+) -> String {
+    let mut text = serde_json::json!({"job": job, "drive": drive});
+    if let Some(t) = trace {
+        text["trace"] = t.sha256.clone().into();
     }
-    .to_string();
-    sha256_hex(text.as_bytes())
+    if let Some(prev) = after {
+        text["after"] = prev.into();
+    }
+    sha256_hex(text.to_string().as_bytes())
 }
 
 fn now_rfc3339() -> String {
@@ -248,7 +263,7 @@ pub fn run(
     let mut problems = Vec::new();
     let memory = machine_memory();
     // Every trace a replay test plays, read once (failures too), before anything runs.
-    let mut traces: BTreeMap<&TraceInput, Option<Trace>> = BTreeMap::new();
+    let mut traces: BTreeMap<&TraceInput, Option<LoadedTrace>> = BTreeMap::new();
     for job in &plan.jobs {
         if let Some(spec) = &job.workload.replay {
             traces
@@ -287,7 +302,8 @@ pub fn run(
                     match target::check_workload(drive_id, target.info(), &job.workload).and_then(
                         |span| {
                             let lb = target.info().logical_block as u64;
-                            check_buffers(job, trace, span, lb, memory).map(|_| span)
+                            check_buffers(job, trace.map(|t| &t.trace), span, lb, memory)
+                                .map(|_| span)
                         },
                     ) {
                         Ok(span) => checked.push((i + k + 1, job, span, trace)),
@@ -335,18 +351,19 @@ pub fn run(
         // Each job's plan hash, chained through its suite on a simulated drive; on a real
         // one, with the engine `--engine` puts in the job's place.
         let mut hashes: Vec<String> = Vec::with_capacity(jobs.len());
-        for (k, (_, job, _, _)) in jobs.iter().enumerate() {
+        for (k, (_, job, _, trace)) in jobs.iter().enumerate() {
             let after = (simulated && k > 0 && jobs[k - 1].1.suite == job.suite)
                 .then(|| hashes[k - 1].as_str());
+            let file = trace.map(|t| &t.file);
             let hash = match opts.engine.filter(|e| !simulated && *e != job.engine) {
                 Some(engine) => {
                     let job = Job {
                         engine,
                         ..(*job).clone()
                     };
-                    plan_hash(&job, &g.drive.spec, after)
+                    plan_hash(&job, &g.drive.spec, file, after)
                 }
-                None => plan_hash(job, &g.drive.spec, after),
+                None => plan_hash(job, &g.drive.spec, file, after),
             };
             hashes.push(hash);
         }
@@ -526,7 +543,7 @@ fn run_job(
     lab: &Lab,
     g: &mut Group,
     (index, total): (usize, usize),
-    (job, span, trace, hash): (&Job, u64, Option<&Trace>, &str),
+    (job, span, loaded, hash): (&Job, u64, Option<&LoadedTrace>, &str),
     store: bool,
     opts: &RunOptions,
     obs: &dyn Observer,
@@ -534,6 +551,7 @@ fn run_job(
 ) -> Result<()> {
     let drive = &g.drive.spec;
     let dir = job_dir(lab, g, job);
+    let trace = loaded.map(|t| &t.trace);
     obs.job_started(index, total, job);
     // A simulated drive's results are the same whenever and wherever they are computed,
     // so its manifest records neither (and stays byte-identical from run to run).
@@ -611,6 +629,7 @@ fn run_job(
             path: g.drive.file.display().to_string(),
             sha256: g.drive.sha256.clone(),
         },
+        trace_file: loaded.map(|t| t.file.clone()),
         host: (!simulated).then(store::this_host),
         clock: if simulated {
             "virtual".into()
@@ -636,8 +655,29 @@ fn run_job(
     Ok(())
 }
 
+/// Reads (or generates) the trace a replay test plays, and hashes the file it comes from.
+fn load_trace(lab: &Lab, input: &TraceInput) -> Result<LoadedTrace> {
+    let trace = read_trace(lab, input)?;
+    let path = match input {
+        TraceInput::File { path, .. } => lab.root.join(path),
+        TraceInput::Generate { profile, .. } => {
+            crate::trace::find_profile(&lab.root, profile).unwrap_or_else(|| lab.root.join(profile))
+        }
+    };
+    let sha256 = crate::lab::sha256_file(&path).map_err(|e| Error::io(&path, e))?;
+    let file = FileRef {
+        path: path
+            .strip_prefix(&lab.root)
+            .unwrap_or(&path)
+            .display()
+            .to_string(),
+        sha256,
+    };
+    Ok(LoadedTrace { trace, file })
+}
+
 /// Reads (or generates) the trace a replay test plays.
-fn load_trace(lab: &Lab, input: &TraceInput) -> Result<Trace> {
+fn read_trace(lab: &Lab, input: &TraceInput) -> Result<Trace> {
     match input {
         TraceInput::File { path, format } => crate::trace::import_file(
             &lab.root.join(path),

@@ -327,6 +327,29 @@ fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
             "{drive}: {r}"
         );
     }
+    // The trace file is recorded with its hash, and a changed trace is played again.
+    let m = manifest(&lab, "ssd", "1");
+    assert_eq!(m["trace_file"]["path"], "traces/t.log");
+    assert_eq!(
+        m["trace_file"]["sha256"].as_str().unwrap(),
+        roundup::lab::sha256_file(&lab.path().join("traces/t.log")).unwrap()
+    );
+    let out = lab.roundup(&["run", "--resume", "--drive", "ssd"]);
+    assert!(
+        stdout(&out).contains("0 jobs completed, 1 kept"),
+        "{}",
+        stdout(&out)
+    );
+    lab.write("traces/t.log", &format!("{log}2 t read 0 4096\n"));
+    let out = lab.roundup(&["run", "--resume", "--drive", "ssd"]);
+    assert!(
+        stdout(&out).contains("1 job completed, 0 kept"),
+        "{}",
+        stdout(&out)
+    );
+    lab.write("traces/t.log", &log);
+    let out = lab.roundup(&["run", "--drive", "ssd"]);
+    assert!(out.status.success(), "{}", stderr(&out));
     // The simulated SSD reads a trimmed page without touching its NAND.
     let samples = replay_samples(&lab, "ssd", "1");
     let (mut trimmed, mut kept) = (Vec::new(), Vec::new());
@@ -565,6 +588,12 @@ fn suites_replay_generated_traces() {
     assert!(out.status.success(), "{}", stderr(&out));
     let m = manifest(&lab, "sim-a", "A1");
     assert_eq!(m["outcome"]["replay"]["issued"], 57769);
+    // The profile it follows is recorded with its hash.
+    assert_eq!(m["trace_file"]["path"], "suites/profiles/light.yaml");
+    assert_eq!(
+        m["trace_file"]["sha256"].as_str().unwrap(),
+        roundup::lab::sha256_file(&lab.path().join("suites/profiles/light.yaml")).unwrap()
+    );
     assert!(
         m["workload"]
             .as_str()

@@ -90,7 +90,9 @@ pub struct JobManifest {
     pub seed: u64,
     /// The suite's base seed.
     pub suite_seed: u64,
-    /// SHA-256 of the planned job and the drive file: what `--resume` compares.
+    /// SHA-256 of what the job's results depend on (`run::plan_hash`): the planned job,
+    /// the drive file, a replay's trace file and, on a simulated drive, the jobs of its
+    /// suite before it. What `--resume` compares.
     pub plan_hash: String,
     /// roundup's version.
     pub roundup_version: String,
@@ -100,6 +102,10 @@ pub struct JobManifest {
     pub suite_file: FileRef,
     /// The drive file.
     pub drive_file: FileRef,
+    /// For a replay, the file its trace comes from: the trace, or the profile a generated
+    /// one follows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_file: Option<FileRef>,
     /// The machine; none for a simulated drive.
     pub host: Option<Host>,
     /// The target as it reported itself.
