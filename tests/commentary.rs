@@ -79,7 +79,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         lab.path().join("results/drive=sim-b/firmware=B1").is_dir(),
         "the old firmware's results stay"
     );
-    let out = lab.roundup(&["render"]);
+    let out = lab.roundup(&["render", "--verbose"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("stale: suites/tiny: slot random-write-4k.data-compressible was written against other figures"), "{err}");

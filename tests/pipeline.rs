@@ -370,6 +370,14 @@ fn simulated_results_and_site_are_byte_identical() {
     for lab in [&a, &b] {
         let out = lab.roundup(&["render"]);
         assert!(out.status.success(), "{}", stderr(&out));
+        // The pages are listed and the charts counted.
+        let said = stdout(&out);
+        assert!(
+            said.contains("wrote site/suites/tiny.html")
+                && !said.contains("wrote site/charts/")
+                && said.contains(" drawn, 0 removed in site/charts/"),
+            "{said}"
+        );
     }
     let sa = files(&a.path().join("site"));
     assert_eq!(sa, files(&b.path().join("site")));

@@ -95,6 +95,10 @@ enum Command {
     Render {
         #[command(flatten)]
         compare: CompareArgs,
+        /// List every file written or removed, charts too (by default the pages are
+        /// listed and the charts counted).
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// Run the demo suite on the lab's drives and render the site.
     Demo,
@@ -374,9 +378,9 @@ fn dispatch(cli: &Cli) -> Result<()> {
             };
             summary(&cli.lab, select, format)
         }
-        Command::Render { compare } => {
+        Command::Render { compare, verbose } => {
             let lab = load(&cli.lab)?;
-            do_render(&lab, &compare.options(&lab)?)
+            do_render(&lab, &compare.options(&lab)?, *verbose)
         }
         Command::Demo => {
             let started = Instant::now();
@@ -389,7 +393,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
                 plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
             print_plan(&lab, &plan, false)?;
             run_plan(&lab, &plan, &RunOptions::default())?;
-            do_render(&lab, &render::Options::default())?;
+            do_render(&lab, &render::Options::default(), false)?;
             let index = lab.site_dir().join("index.html");
             let index = std::fs::canonicalize(&index).unwrap_or(index);
             outln!(
@@ -402,7 +406,9 @@ fn dispatch(cli: &Cli) -> Result<()> {
     }
 }
 
-fn do_render(lab: &Lab, opts: &render::Options) -> Result<()> {
+/// Renders the site and says what changed: every page written or removed, and the charts
+/// too with `verbose` (counted otherwise: a re-run drive redraws hundreds).
+fn do_render(lab: &Lab, opts: &render::Options, verbose: bool) -> Result<()> {
     let report = render::render(lab, opts)?;
     for p in &report.problems {
         eprintln!("warning: {p}");
@@ -413,11 +419,22 @@ fn do_render(lab: &Lab, opts: &render::Options) -> Result<()> {
     for s in &report.stale_slots {
         eprintln!("stale: {s}");
     }
-    for w in &report.written {
+    let chart = |p: &&std::path::PathBuf| !verbose && p.starts_with("charts");
+    let (charts_written, charts_removed) = (
+        report.written.iter().filter(chart).count(),
+        report.removed.iter().filter(chart).count(),
+    );
+    for w in report.written.iter().filter(|p| !chart(p)) {
         outln!("wrote site/{}", w.display());
     }
-    for r in &report.removed {
+    for r in report.removed.iter().filter(|p| !chart(p)) {
         outln!("removed site/{} (no longer rendered)", r.display());
+    }
+    if charts_written + charts_removed > 0 {
+        outln!(
+            "charts: {charts_written} drawn, {charts_removed} removed in site/charts/ \
+             (`render --verbose` lists them)"
+        );
     }
     outln!(
         "render: {} written, {} unchanged, {} removed, in {}",
