@@ -416,8 +416,23 @@ fn do_render(lab: &Lab, opts: &render::Options, verbose: bool) -> Result<()> {
     for s in &report.orphan_slots {
         eprintln!("warning: {s}");
     }
-    for s in &report.stale_slots {
-        eprintln!("stale: {s}");
+    // One line a page: `commentary init` drafts a slot for every chart, and one drive's
+    // new figures can make hundreds stale.
+    let mut stale = report.stale_slots.clone();
+    stale.sort_by(|a, b| a.0.cmp(&b.0));
+    for run in stale.chunk_by(|a, b| a.0 == b.0) {
+        let page = &run[0].0;
+        match run {
+            [(_, one)] => eprintln!("stale: {page}: slot {one} was written against other figures"),
+            many => eprintln!(
+                "stale: {page}: {} slots were written against other figures: {}",
+                many.len(),
+                many.iter()
+                    .map(|(_, s)| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
     }
     let chart = |p: &&std::path::PathBuf| !verbose && p.starts_with("charts");
     let (charts_written, charts_removed) = (

@@ -80,8 +80,9 @@ pub struct Report {
     pub problems: Vec<String>,
     /// Commentary slots whose chart no longer exists (kept in their files, reported here).
     pub orphan_slots: Vec<String>,
-    /// Commentary slots written against other figures than the current ones.
-    pub stale_slots: Vec<String>,
+    /// Commentary slots written against other figures than the current ones, as (page,
+    /// slot id), in page order.
+    pub stale_slots: Vec<(String, String)>,
 }
 
 #[derive(Serialize)]
@@ -493,9 +494,9 @@ fn slot_text(
     let slot = notes.and_then(|c| c.slot(slot_id));
     let stale = slot.is_some_and(|s| s.fingerprint.as_ref().is_some_and(|f| f != fingerprint));
     if stale {
-        report.stale_slots.push(format!(
-            "{page}: slot {slot_id} was written against other figures"
-        ));
+        report
+            .stale_slots
+            .push((page.to_string(), slot_id.to_string()));
     }
     (
         slot.map(|s| commentary::to_html(&s.text))
