@@ -563,23 +563,16 @@ fn run_job(
     } else {
         None
     };
-    if !store {
-        let discard = |_: u32| -> Box<dyn SampleSink + Send> { Box::new(engine::Discard) };
-        engine::run(
-            &job.workload,
-            span,
-            job.seed,
-            g.target.as_mut(),
-            engine,
-            &discard,
-            &|t| obs.job_tick(job, t),
-            stop,
-            trace,
-        )?;
-        return Ok(());
-    }
-    let writer = SampleWriter::create(&dir, &job.id, !simulated)?;
-    let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
+    // A job run for the drive's state only keeps no samples.
+    let writer = store
+        .then(|| SampleWriter::create(&dir, &job.id, !simulated))
+        .transpose()?;
+    let sink = |t: u32| -> Box<dyn SampleSink + Send> {
+        match &writer {
+            Some(w) => Box::new(w.sink(t)),
+            None => Box::new(engine::Discard),
+        }
+    };
     let (outcome, engine_used) = engine::run(
         &job.workload,
         span,
@@ -591,6 +584,9 @@ fn run_job(
         stop,
         trace,
     )?;
+    let Some(writer) = writer else {
+        return Ok(());
+    };
     // The earlier results stay whole until the new ones are: a job stopped or failed
     // half-way loses nothing.
     store::invalidate(&dir)?;
