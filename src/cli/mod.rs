@@ -52,13 +52,18 @@ enum Command {
     /// Validate every suite, drive and commentary file of the lab.
     Check,
     /// Expand suites × drives × variants × repeats into jobs and run them.
+    ///
+    /// A simulated drive starts each suite as its drive file describes it; the jobs of the
+    /// suite before a selected (`--test`) or missing (`--resume`) one run too, unstored,
+    /// so that every job's results are those of a whole run.
     Run {
         #[command(flatten)]
         select: Select,
         /// Print the plan and its estimated duration, then stop.
         #[arg(long)]
         dry_run: bool,
-        /// Run only the jobs whose complete results are missing.
+        /// Run only the jobs whose complete results are missing (on a simulated drive, the
+        /// jobs of the suite before a missing one also run, unstored, for the drive's state).
         #[arg(long)]
         resume: bool,
         /// The I/O engine for real drives, overriding suites and drive files.
