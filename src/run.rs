@@ -108,14 +108,16 @@ struct LoadedTrace {
 
 /// What a run does with one job of a drive.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Action {
+pub enum Action {
     /// Run it and store its results.
     Store,
     /// Keep its complete results from an earlier run (`--resume`); nothing runs.
     Keep,
-    /// Run it for the simulated drive's state only; `kept` when its complete results are
-    /// kept.
-    ForState { kept: bool },
+    /// Run it for the simulated drive's state only.
+    ForState {
+        /// Its complete results from an earlier run are kept (`--resume`).
+        kept: bool,
+    },
     /// Nothing: a state-only job after the last job to run.
     Nothing,
 }
@@ -236,6 +238,99 @@ pub fn plan_hash(
     sha256_hex(text.to_string().as_bytes())
 }
 
+/// The plan hashes of one drive's jobs (in plan order, each with its trace file): chained
+/// through each suite on a simulated drive; on a real one with the engine `engine`
+/// (`--engine`) puts in the job's place.
+fn drive_hashes(
+    jobs: &[(&Job, Option<&FileRef>)],
+    drive: &DriveSpec,
+    simulated: bool,
+    engine: Option<EngineChoice>,
+) -> Vec<String> {
+    let mut hashes: Vec<String> = Vec::with_capacity(jobs.len());
+    for (k, &(job, trace)) in jobs.iter().enumerate() {
+        let after = (simulated && k > 0 && jobs[k - 1].0.suite == job.suite)
+            .then(|| hashes[k - 1].as_str());
+        let hash = match engine.filter(|e| !simulated && *e != job.engine) {
+            Some(engine) => {
+                let job = Job {
+                    engine,
+                    ..job.clone()
+                };
+                plan_hash(&job, drive, trace, after)
+            }
+            None => plan_hash(job, drive, trace, after),
+        };
+        hashes.push(hash);
+    }
+    hashes
+}
+
+/// What `run` with `opts` would do with each job of `plan`, without opening a target (for
+/// `--dry-run`): which complete results `--resume` keeps, and which jobs a simulated drive
+/// runs for its state only. A real drive whose firmware comes from the device is looked up
+/// in sysfs.
+pub fn preview(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Vec<Action> {
+    let mut traces: BTreeMap<&TraceInput, Option<FileRef>> = BTreeMap::new();
+    for job in &plan.jobs {
+        if let Some(r) = &job.workload.replay {
+            traces
+                .entry(&r.trace)
+                .or_insert_with(|| trace_file(lab, &r.trace).ok());
+        }
+    }
+    let mut out = Vec::with_capacity(plan.jobs.len());
+    for jobs in plan.jobs.chunk_by(|a, b| a.drive == b.drive) {
+        let spec = &lab.drives[&jobs[0].drive].spec;
+        let simulated = !matches!(spec.target, TargetSpec::Path(_));
+        let firmware = planned_firmware(spec);
+        let planned: Vec<(&Job, Option<&FileRef>)> = jobs
+            .iter()
+            .map(|j| {
+                let trace = j.workload.replay.as_ref();
+                (
+                    j,
+                    trace.and_then(|r| traces.get(&r.trace).and_then(Option::as_ref)),
+                )
+            })
+            .collect();
+        let hashes = drive_hashes(&planned, spec, simulated, opts.engine);
+        let complete: Vec<bool> = jobs
+            .iter()
+            .zip(&hashes)
+            .map(|(job, hash)| {
+                opts.resume && !job.state_only && is_complete(&job_dir(lab, &firmware, job), hash)
+            })
+            .collect();
+        let kinds: Vec<(&str, bool)> = jobs
+            .iter()
+            .map(|j| (j.suite.as_str(), j.state_only))
+            .collect();
+        out.extend(actions(&kinds, &complete, simulated));
+    }
+    out
+}
+
+/// The firmware a drive's results will be filed under, found without opening it: the one
+/// its drive file names, else a block device's own, else `unknown` (as `resolve_firmware`).
+fn planned_firmware(spec: &DriveSpec) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    if let Some(fw) = &spec.firmware {
+        return fw.clone();
+    }
+    let TargetSpec::Path(p) = &spec.target else {
+        return "unknown".into();
+    };
+    std::fs::metadata(&p.path)
+        .ok()
+        .filter(|m| m.file_type().is_block_device())
+        .and_then(|m| {
+            let (major, minor) = target::device::dev_numbers(&m);
+            target::device::identity(major, minor).remove("firmware")
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
 fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
@@ -348,37 +443,21 @@ pub fn run(
         let mut g = g;
         let jobs = std::mem::take(&mut g.jobs);
         let simulated = g.target.info().kind == TargetKind::Simulated;
-        // Each job's plan hash, chained through its suite on a simulated drive; on a real
-        // one, with the engine `--engine` puts in the job's place.
-        let mut hashes: Vec<String> = Vec::with_capacity(jobs.len());
-        for (k, (_, job, _, trace)) in jobs.iter().enumerate() {
-            let after = (simulated && k > 0 && jobs[k - 1].1.suite == job.suite)
-                .then(|| hashes[k - 1].as_str());
-            let file = trace.map(|t| &t.file);
-            let hash = match opts.engine.filter(|e| !simulated && *e != job.engine) {
-                Some(engine) => {
-                    let job = Job {
-                        engine,
-                        ..(*job).clone()
-                    };
-                    plan_hash(&job, &g.drive.spec, file, after)
-                }
-                None => plan_hash(job, &g.drive.spec, file, after),
-            };
-            hashes.push(hash);
-        }
+        let planned: Vec<(&Job, Option<&FileRef>)> =
+            jobs.iter().map(|j| (j.1, j.3.map(|t| &t.file))).collect();
+        let hashes = drive_hashes(&planned, &g.drive.spec, simulated, opts.engine);
         let complete: Vec<bool> = jobs
             .iter()
             .zip(&hashes)
             .map(|((_, job, _, _), hash)| {
-                opts.resume && !job.state_only && is_complete(&job_dir(lab, &g, job), hash)
+                opts.resume && !job.state_only && is_complete(&job_dir(lab, &g.firmware, job), hash)
             })
             .collect();
-        let planned: Vec<(&str, bool)> = jobs
+        let kinds: Vec<(&str, bool)> = jobs
             .iter()
             .map(|j| (j.1.suite.as_str(), j.1.state_only))
             .collect();
-        let actions = actions(&planned, &complete, simulated);
+        let actions = actions(&kinds, &complete, simulated);
         // The suite the simulated drive's state comes from, once a job has run on it.
         let mut state_of: Option<&str> = None;
         // A job that failed on the simulated drive, and its suite: the rest of that suite
@@ -515,12 +594,12 @@ fn sim_rate(target: &TargetSpec) -> f64 {
     }
 }
 
-/// Where `job`'s results go.
-fn job_dir(lab: &Lab, g: &Group, job: &Job) -> std::path::PathBuf {
+/// Where `job`'s results go, filed under `firmware`.
+fn job_dir(lab: &Lab, firmware: &str, job: &Job) -> std::path::PathBuf {
     store::job_dir(
         &lab.results_dir(),
         &job.drive,
-        &g.firmware,
+        firmware,
         &job.suite,
         &job.test,
         &job.variant.id,
@@ -550,7 +629,7 @@ fn run_job(
     stop: &AtomicBool,
 ) -> Result<()> {
     let drive = &g.drive.spec;
-    let dir = job_dir(lab, g, job);
+    let dir = job_dir(lab, &g.firmware, job);
     let trace = loaded.map(|t| &t.trace);
     obs.job_started(index, total, job);
     // A simulated drive's results are the same whenever and wherever they are computed,
@@ -654,6 +733,13 @@ fn run_job(
 /// Reads (or generates) the trace a replay test plays, and hashes the file it comes from.
 fn load_trace(lab: &Lab, input: &TraceInput) -> Result<LoadedTrace> {
     let trace = read_trace(lab, input)?;
+    let file = trace_file(lab, input)?;
+    Ok(LoadedTrace { trace, file })
+}
+
+/// The file a replay's trace comes from (the trace, or the profile a generated one
+/// follows), with its SHA-256.
+fn trace_file(lab: &Lab, input: &TraceInput) -> Result<FileRef> {
     let path = match input {
         TraceInput::File { path, .. } => lab.root.join(path),
         TraceInput::Generate { profile, .. } => {
@@ -661,15 +747,14 @@ fn load_trace(lab: &Lab, input: &TraceInput) -> Result<LoadedTrace> {
         }
     };
     let sha256 = crate::lab::sha256_file(&path).map_err(|e| Error::io(&path, e))?;
-    let file = FileRef {
+    Ok(FileRef {
         path: path
             .strip_prefix(&lab.root)
             .unwrap_or(&path)
             .display()
             .to_string(),
         sha256,
-    };
-    Ok(LoadedTrace { trace, file })
+    })
 }
 
 /// Reads (or generates) the trace a replay test plays.

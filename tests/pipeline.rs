@@ -489,6 +489,20 @@ fn file_target_with_each_engine_and_threads() {
     };
     let out = resume("psync");
     assert!(out.contains("0 jobs completed, 4 kept"), "{out}");
+    // The plan says so before it runs.
+    let plan = stdout(&lab.roundup(&[
+        "run",
+        "--resume",
+        "--dry-run",
+        "--engine",
+        "io_uring",
+        "--test",
+        "random-write-4k",
+    ]));
+    assert!(
+        plan.contains("plan: 2 jobs on 1 drive, 2 kept from earlier runs"),
+        "{plan}"
+    );
     let out = resume("io_uring");
     assert!(out.contains("2 jobs completed, 2 kept"), "{out}");
 }

@@ -663,6 +663,11 @@ fn a_simulated_drives_results_do_not_depend_on_what_else_ran() {
             .join("manifest.json"),
     )
     .unwrap();
+    let out = roundup(&["run", "--resume", "--dry-run"]);
+    assert!(
+        out.contains("plan: 1 job on 1 drive, plus 1 earlier job run only for the simulated drives' state, 3 kept from earlier runs"),
+        "{out}"
+    );
     let out = roundup(&["run", "--resume"]);
     assert!(
         out.contains("1 job completed, 3 kept from earlier runs, 0 failed (1 job run only for the simulated drives' state)"),

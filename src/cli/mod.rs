@@ -358,15 +358,15 @@ fn dispatch(cli: &Cli) -> Result<()> {
         } => {
             let lab = load(&cli.lab)?;
             let plan = plan::expand(&lab, &select.selection())?;
-            print_plan(&lab, &plan, *dry_run)?;
-            if *dry_run {
-                return Ok(());
-            }
             let opts = RunOptions {
                 resume: *resume,
                 engine: *engine,
                 destroy_data: destroy_data.clone(),
             };
+            print_plan(&lab, &plan, &opts, *dry_run)?;
+            if *dry_run {
+                return Ok(());
+            }
             run_plan(&lab, &plan, &opts)
         }
         Command::Summary {
@@ -396,8 +396,9 @@ fn dispatch(cli: &Cli) -> Result<()> {
             };
             let plan =
                 plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
-            print_plan(&lab, &plan, false)?;
-            run_plan(&lab, &plan, &RunOptions::default())?;
+            let opts = RunOptions::default();
+            print_plan(&lab, &plan, &opts, false)?;
+            run_plan(&lab, &plan, &opts)?;
             do_render(&lab, &render::Options::default(), false)?;
             let index = lab.site_dir().join("index.html");
             let index = std::fs::canonicalize(&index).unwrap_or(index);

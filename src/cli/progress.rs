@@ -11,16 +11,18 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use roundup::engine::Tick;
 use roundup::lab::Lab;
 use roundup::plan::{Job, Plan};
-use roundup::run::{self, Observer, RunOptions};
+use roundup::run::{self, Action, Observer, RunOptions};
 use roundup::store::JobManifest;
 use roundup::units::{figure, Counted, RoughDuration};
 use roundup::Error;
 
 use super::STOP;
 
-/// Prints the plan: how many jobs on how many drives and how long they should take (and
+/// Prints the plan as `run` with `opts` will carry it out: how many jobs on how many drives
+/// and how long they should take, and how many complete results `--resume` keeps (and
 /// every job with `detailed`, for `--dry-run`).
-pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
+pub(super) fn print_plan(lab: &Lab, plan: &Plan, opts: &RunOptions, detailed: bool) -> Result<()> {
+    let actions = run::preview(lab, plan, opts);
     // Jobs with a wall-clock estimate, jobs on a drive model (its simulated time is known,
     // not how long the model takes), and jobs that run to an I/O count or a trace's end.
     let (mut timed, mut wall, mut modelled, mut virt, mut open) = (0, 0.0, 0, 0.0, 0);
@@ -30,7 +32,33 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
         .map(|j| j.id.chars().count())
         .max()
         .unwrap_or(0);
-    for job in &plan.jobs {
+    let (mut store, mut for_state, mut kept) = (0, 0, 0);
+    let mut drives = std::collections::BTreeSet::new();
+    for (job, action) in plan.jobs.iter().zip(&actions) {
+        let note = match action {
+            Action::Nothing => continue,
+            Action::Keep => {
+                kept += 1;
+                if detailed {
+                    outln!("{:<width$}  kept: complete", job.id);
+                }
+                continue;
+            }
+            Action::Store => {
+                store += 1;
+                ""
+            }
+            Action::ForState { kept: false } => {
+                for_state += 1;
+                " (for the drive's state, not stored)"
+            }
+            Action::ForState { kept: true } => {
+                for_state += 1;
+                kept += 1;
+                " (complete, kept; run again for the drive's state)"
+            }
+        };
+        drives.insert(job.drive.as_str());
         let est = Plan::estimate(lab, job);
         virt += est.virtual_s.unwrap_or(0.0);
         match (est.wall_s, est.virtual_s) {
@@ -51,32 +79,27 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, detailed: bool) -> Result<()> {
                 _ if job.workload.replay.is_some() => "as long as its trace".into(),
                 _ => "until its I/O count".into(),
             };
-            let only = if job.state_only {
-                " (for the drive's state, not stored)"
-            } else {
-                ""
-            };
             outln!(
-                "{:<width$}  {}  [{}]{only}",
+                "{:<width$}  {}  [{}]{note}",
                 job.id,
                 job.workload.describe(),
                 when
             );
         }
     }
-    let drives: std::collections::BTreeSet<&str> =
-        plan.jobs.iter().map(|j| j.drive.as_str()).collect();
-    let state_only = plan.jobs.iter().filter(|j| j.state_only).count();
     let mut line = format!(
         "plan: {} on {}",
-        Counted(plan.jobs.len() - state_only, "job"),
+        Counted(store, "job"),
         Counted(drives.len(), "drive")
     );
-    if state_only > 0 {
+    if for_state > 0 {
         line.push_str(&format!(
             ", plus {} run only for the simulated drives' state",
-            Counted(state_only, "earlier job")
+            Counted(for_state, "earlier job")
         ));
+    }
+    if kept > 0 {
+        line.push_str(&format!(", {kept} kept from earlier runs"));
     }
     if virt > 0.0 {
         line.push_str(&format!(
