@@ -139,20 +139,17 @@ fn actions(jobs: &[(&str, bool)], complete: &[bool], simulated: bool) -> Vec<Act
         return out;
     }
     let mut start = 0;
-    while start < jobs.len() {
-        let end = jobs[start..]
-            .iter()
-            .position(|j| j.0 != jobs[start].0)
-            .map_or(jobs.len(), |p| start + p);
-        let last = out[start..end].iter().rposition(|a| *a == Action::Store);
-        for (k, a) in out[start..end].iter_mut().enumerate() {
+    for suite in jobs.chunk_by(|a, b| a.0 == b.0) {
+        let part = &mut out[start..start + suite.len()];
+        let last = part.iter().rposition(|a| *a == Action::Store);
+        for (k, a) in part.iter_mut().enumerate() {
             *a = match (*a, last) {
                 (Action::Keep, Some(l)) if k < l => Action::ForState { kept: true },
                 (Action::ForState { .. }, l) if l.is_none_or(|l| k > l) => Action::Nothing,
                 (a, _) => a,
             };
         }
-        start = end;
+        start += suite.len();
     }
     out
 }
@@ -266,6 +263,32 @@ fn drive_hashes(
     hashes
 }
 
+/// The plan hashes of one drive's jobs (in plan order, each with its trace file) and what
+/// the run does with each, given the results filed under `firmware`.
+fn drive_plan(
+    lab: &Lab,
+    drive: &DriveSpec,
+    firmware: &str,
+    jobs: &[(&Job, Option<&FileRef>)],
+    opts: &RunOptions,
+) -> (Vec<String>, Vec<Action>) {
+    let simulated = !matches!(drive.target, TargetSpec::Path(_));
+    let hashes = drive_hashes(jobs, drive, simulated, opts.engine);
+    let complete: Vec<bool> = jobs
+        .iter()
+        .zip(&hashes)
+        .map(|((job, _), hash)| {
+            opts.resume && !job.state_only && is_complete(&job_dir(lab, firmware, job), hash)
+        })
+        .collect();
+    let kinds: Vec<(&str, bool)> = jobs
+        .iter()
+        .map(|(j, _)| (j.suite.as_str(), j.state_only))
+        .collect();
+    let actions = actions(&kinds, &complete, simulated);
+    (hashes, actions)
+}
+
 /// What `run` with `opts` would do with each job of `plan`, without opening a target (for
 /// `--dry-run`): which complete results `--resume` keeps, and which jobs a simulated drive
 /// runs for its state only. A real drive whose firmware comes from the device is looked up
@@ -282,8 +305,6 @@ pub fn preview(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Vec<Action> {
     let mut out = Vec::with_capacity(plan.jobs.len());
     for jobs in plan.jobs.chunk_by(|a, b| a.drive == b.drive) {
         let spec = &lab.drives[&jobs[0].drive].spec;
-        let simulated = !matches!(spec.target, TargetSpec::Path(_));
-        let firmware = planned_firmware(spec);
         let planned: Vec<(&Job, Option<&FileRef>)> = jobs
             .iter()
             .map(|j| {
@@ -294,19 +315,7 @@ pub fn preview(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Vec<Action> {
                 )
             })
             .collect();
-        let hashes = drive_hashes(&planned, spec, simulated, opts.engine);
-        let complete: Vec<bool> = jobs
-            .iter()
-            .zip(&hashes)
-            .map(|(job, hash)| {
-                opts.resume && !job.state_only && is_complete(&job_dir(lab, &firmware, job), hash)
-            })
-            .collect();
-        let kinds: Vec<(&str, bool)> = jobs
-            .iter()
-            .map(|j| (j.suite.as_str(), j.state_only))
-            .collect();
-        out.extend(actions(&kinds, &complete, simulated));
+        out.extend(drive_plan(lab, spec, &planned_firmware(spec), &planned, opts).1);
     }
     out
 }
@@ -445,19 +454,7 @@ pub fn run(
         let simulated = g.target.info().kind == TargetKind::Simulated;
         let planned: Vec<(&Job, Option<&FileRef>)> =
             jobs.iter().map(|j| (j.1, j.3.map(|t| &t.file))).collect();
-        let hashes = drive_hashes(&planned, &g.drive.spec, simulated, opts.engine);
-        let complete: Vec<bool> = jobs
-            .iter()
-            .zip(&hashes)
-            .map(|((_, job, _, _), hash)| {
-                opts.resume && !job.state_only && is_complete(&job_dir(lab, &g.firmware, job), hash)
-            })
-            .collect();
-        let kinds: Vec<(&str, bool)> = jobs
-            .iter()
-            .map(|j| (j.1.suite.as_str(), j.1.state_only))
-            .collect();
-        let actions = actions(&kinds, &complete, simulated);
+        let (hashes, actions) = drive_plan(lab, &g.drive.spec, &g.firmware, &planned, opts);
         // The suite the simulated drive's state comes from, once a job has run on it.
         let mut state_of: Option<&str> = None;
         // A job that failed on the simulated drive, and its suite: the rest of that suite
