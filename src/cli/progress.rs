@@ -26,12 +26,7 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, opts: &RunOptions, detailed: bo
     // Jobs with a wall-clock estimate, jobs on a drive model (its simulated time is known,
     // not how long the model takes), and jobs that run to an I/O count or a trace's end.
     let (mut timed, mut wall, mut modelled, mut virt, mut open) = (0, 0.0, 0, 0.0, 0);
-    let width = plan
-        .jobs
-        .iter()
-        .map(|j| j.id.chars().count())
-        .max()
-        .unwrap_or(0);
+    let width = id_width(plan);
     let (mut store, mut for_state, mut kept) = (0, 0, 0);
     let mut drives = std::collections::BTreeSet::new();
     for (job, action) in plan.jobs.iter().zip(&actions) {
@@ -127,6 +122,15 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, opts: &RunOptions, detailed: bo
     Ok(())
 }
 
+/// The width of the plan's longest job id, so that the columns after it line up.
+fn id_width(plan: &Plan) -> usize {
+    plan.jobs
+        .iter()
+        .map(|j| j.id.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
 struct Bars {
     multi: MultiProgress,
     /// The width of the longest job id, so that the figures line up.
@@ -218,7 +222,7 @@ impl Observer for Bars {
             bar.finish_and_clear();
         }
         let why = if kept {
-            "complete, kept; run again for the simulated drive's state"
+            "complete; run again for the simulated drive's state"
         } else {
             "run for the simulated drive's state, not stored"
         };
@@ -250,12 +254,7 @@ pub(super) fn say(line: std::fmt::Arguments) {
 pub(super) fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
     let bars = Bars {
         multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
-        width: plan
-            .jobs
-            .iter()
-            .map(|j| j.id.chars().count())
-            .max()
-            .unwrap_or(0),
+        width: id_width(plan),
         bars: Mutex::new(HashMap::new()),
     };
     let started = Instant::now();
