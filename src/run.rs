@@ -294,8 +294,9 @@ fn drive_plan(
 /// runs for its state only. A real drive whose firmware comes from the device is looked up
 /// in sysfs.
 pub fn preview(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Vec<Action> {
+    // Trace files are hashed only to compare with stored results.
     let mut traces: BTreeMap<&TraceInput, Option<FileRef>> = BTreeMap::new();
-    for job in &plan.jobs {
+    for job in plan.jobs.iter().filter(|_| opts.resume) {
         if let Some(r) = &job.workload.replay {
             traces
                 .entry(&r.trace)
