@@ -640,6 +640,9 @@ fn run_job(
     } else {
         None
     };
+    if store {
+        store::remove_stale_temps(&dir);
+    }
     // A job run for the drive's state only keeps no samples.
     let writer = store
         .then(|| SampleWriter::create(&dir, &job.id, !simulated))

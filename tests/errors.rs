@@ -646,6 +646,26 @@ fn a_failed_job_stops_its_suite_on_a_simulated_drive_not_the_next_suite() {
 }
 
 #[test]
+fn a_job_run_again_removes_what_a_killed_run_left_behind() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    assert!(lab.roundup(&["run"]).status.success());
+    let dir = lab.path().join(
+        "results/drive=sim-a/firmware=A1/suite=tiny/test=sequential-read-128k/variant=base/repeat=1",
+    );
+    // A run killed mid-job (kill -9, power loss) leaves its temporary files; pid_max is at
+    // most 2^22, so this process is gone. One of a live process (this test) is left alone.
+    let dead = dir.join(".samples.spill.tmp-4194305");
+    let live = dir.join(format!(".samples.parquet.tmp-{}", std::process::id()));
+    fs::write(&dead, "raw samples").unwrap();
+    fs::write(&live, "being written").unwrap();
+    assert!(lab.roundup(&["run"]).status.success());
+    assert!(!dead.exists(), "the dead run's spill is removed");
+    assert!(live.exists(), "a live process's file stays");
+}
+
+#[test]
 fn output_that_cannot_be_written_ends_cleanly() {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;

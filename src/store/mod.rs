@@ -92,6 +92,32 @@ pub fn temp_name(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
+/// Removes the temporary files (`.NAME.tmp-PID`) that runs killed before they could clean
+/// up (power loss, `kill -9`) left in `dir`: those of processes no longer alive. A real
+/// drive's spill of raw samples can be gigabytes. Returns how many were removed.
+pub fn remove_stale_temps(dir: &Path) -> usize {
+    let own = std::process::id();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.rsplit_once(".tmp-"))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let alive = pid == own || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// A job found in the results: its manifest and where its samples are.
 #[derive(Debug, Clone)]
 pub struct StoredJob {
