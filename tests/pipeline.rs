@@ -403,8 +403,11 @@ fn simulated_results_and_site_are_byte_identical() {
     for lab in [&a, &b] {
         fs::remove_dir_all(lab.path().join("results/drive=sim-b")).unwrap();
     }
-    // A file of the reviewer's own (for the web host) stays.
+    // A file of the reviewer's own (for the web host) stays; what a killed render left
+    // goes (pid_max is at most 2^22: that process is gone).
     fs::write(a.path().join("site/CNAME"), "reviews.example\n").unwrap();
+    let left = a.path().join("site/suites/.tiny.html.tmp-4194305");
+    fs::write(&left, "<html>half a page").unwrap();
     fs::remove_dir_all(b.path().join("site")).unwrap();
     let out = a.roundup(&["render"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -418,6 +421,10 @@ fn simulated_results_and_site_are_byte_identical() {
     assert!(
         a.path().join("site/CNAME").is_file(),
         "the reviewer's file stays"
+    );
+    assert!(
+        !left.exists(),
+        "a killed render's temporary file is removed"
     );
     fs::remove_file(a.path().join("site/CNAME")).unwrap();
     let sa = files(&a.path().join("site"));

@@ -730,9 +730,10 @@ pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
 }
 
 /// Removes the pages and chart files (`.html`, `.svg`, `.png`, `.csv`) under `site` that
-/// are not in `produced` (relative paths), then the folders left empty; returns the files
-/// removed, sorted. Other files (a `CNAME` for the host, say) are left alone, and links are
-/// not followed.
+/// are not in `produced` (relative paths), and the temporary files of renders killed before
+/// they could clean up (`store::is_stale_temp`), then the folders left empty; returns the
+/// files removed, sorted. Other files (a `CNAME` for the host, say) are left alone, and
+/// links are not followed.
 fn remove_stale(
     site: &Path,
     produced: &std::collections::BTreeSet<PathBuf>,
@@ -754,6 +755,8 @@ fn remove_stale(
     let rendered = |p: &Path| {
         p.extension()
             .is_some_and(|x| ["html", "svg", "png", "csv"].iter().any(|e| x == *e))
+            || p.file_name()
+                .is_some_and(|n| crate::store::is_stale_temp(&n.to_string_lossy()))
     };
     let (mut files, mut dirs) = (Vec::new(), Vec::new());
     if site.is_dir() {

@@ -92,30 +92,28 @@ pub fn temp_name(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
-/// Removes the temporary files (`.NAME.tmp-PID`) that runs killed before they could clean
-/// up (power loss, `kill -9`) left in `dir`: those of processes no longer alive. A real
+/// Whether `name` is a temporary file's (`.NAME.tmp-PID`, `temp_name`) of a process no
+/// longer alive: one killed before it could clean up (power loss, `kill -9`).
+pub fn is_stale_temp(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.rsplit_once(".tmp-"))
+        .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        .is_some_and(|pid| {
+            pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+        })
+}
+
+/// Removes the temporary files that killed runs left in `dir` (`is_stale_temp`): a real
 /// drive's spill of raw samples can be gigabytes. Returns how many were removed.
 pub fn remove_stale_temps(dir: &Path) -> usize {
-    let own = std::process::id();
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        let Some(pid) = name
-            .strip_prefix('.')
-            .and_then(|n| n.rsplit_once(".tmp-"))
-            .and_then(|(_, pid)| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let alive = pid == own || Path::new(&format!("/proc/{pid}")).exists();
-        if !alive && fs::remove_file(entry.path()).is_ok() {
-            removed += 1;
-        }
-    }
-    removed
+    entries
+        .flatten()
+        .filter(|e| is_stale_temp(&e.file_name().to_string_lossy()))
+        .filter(|e| fs::remove_file(e.path()).is_ok())
+        .count()
 }
 
 /// A job found in the results: its manifest and where its samples are.
