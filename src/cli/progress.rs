@@ -213,10 +213,8 @@ impl Observer for Bars {
             ))
         });
     }
-    fn job_skipped(&self, job: &Job) {
-        self.multi
-            .suspend(|| say(format_args!("kept {} (complete)", job.id)));
-    }
+    // A job kept whole from an earlier run gets no line: the plan and the run's summary
+    // count them, and `--dry-run` lists them.
     fn job_for_state(&self, job: &Job, kept: bool) {
         if let Some(bar) = self.bars.lock().expect("bars").remove(&job.id) {
             bar.finish_and_clear();
