@@ -495,7 +495,11 @@ fn file_target_with_each_engine_and_threads() {
         stdout(&out)
     };
     let out = resume("psync");
-    assert!(out.contains("0 jobs completed, 4 kept"), "{out}");
+    assert!(
+        out.contains("plan: nothing to run, 4 kept from earlier runs")
+            && out.contains("0 jobs completed, 4 kept"),
+        "{out}"
+    );
     // The plan says so before it runs.
     let plan = stdout(&lab.roundup(&[
         "run",

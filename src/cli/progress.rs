@@ -82,11 +82,15 @@ pub(super) fn print_plan(lab: &Lab, plan: &Plan, opts: &RunOptions, detailed: bo
             );
         }
     }
-    let mut line = format!(
-        "plan: {} on {}",
-        Counted(store, "job"),
-        Counted(drives.len(), "drive")
-    );
+    let mut line = if drives.is_empty() {
+        "plan: nothing to run".to_string()
+    } else {
+        format!(
+            "plan: {} on {}",
+            Counted(store, "job"),
+            Counted(drives.len(), "drive")
+        )
+    };
     if for_state > 0 {
         line.push_str(&format!(
             ", plus {} run only for the simulated drives' state",
