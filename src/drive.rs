@@ -66,6 +66,13 @@ pub enum TargetSpec {
     Sim(SimSpec),
 }
 
+impl TargetSpec {
+    /// A model in virtual time rather than a file or device.
+    pub fn simulated(&self) -> bool {
+        !matches!(self, TargetSpec::Path(_))
+    }
+}
+
 /// A file or block device target.
 #[derive(Debug, Clone, Serialize)]
 pub struct PathTarget {

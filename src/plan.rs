@@ -113,10 +113,11 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
         .iter()
         .filter(|(d, _)| sel.drives.is_empty() || sel.drives.contains(d))
     {
-        let (drive_engine, simulated) = match &drive.spec.target {
-            TargetSpec::Path(p) => (p.engine, false),
-            TargetSpec::Sim(_) | TargetSpec::Ssd(_) | TargetSpec::Hdd(_) => (None, true),
+        let drive_engine = match &drive.spec.target {
+            TargetSpec::Path(p) => p.engine,
+            TargetSpec::Sim(_) | TargetSpec::Ssd(_) | TargetSpec::Hdd(_) => None,
         };
+        let simulated = drive.spec.target.simulated();
         for suite in lab
             .suites
             .values()

@@ -272,7 +272,7 @@ fn drive_plan(
     jobs: &[(&Job, Option<&FileRef>)],
     opts: &RunOptions,
 ) -> (Vec<String>, Vec<Action>) {
-    let simulated = !matches!(drive.target, TargetSpec::Path(_));
+    let simulated = drive.target.simulated();
     let hashes = drive_hashes(jobs, drive, simulated, opts.engine);
     let complete: Vec<bool> = jobs
         .iter()
@@ -452,7 +452,7 @@ pub fn run(
     let run_group = |g: Group| {
         let mut g = g;
         let jobs = std::mem::take(&mut g.jobs);
-        let simulated = g.target.info().kind == TargetKind::Simulated;
+        let simulated = g.drive.spec.target.simulated();
         let planned: Vec<(&Job, Option<&FileRef>)> =
             jobs.iter().map(|j| (j.1, j.3.map(|t| &t.file))).collect();
         let (hashes, actions) = drive_plan(lab, &g.drive.spec, &g.firmware, &planned, opts);
@@ -547,12 +547,9 @@ pub fn run(
             }
         }
     };
-    let (sims, reals): (Vec<Group>, Vec<Group>) = groups.into_iter().partition(|g| {
-        matches!(
-            g.drive.spec.target,
-            TargetSpec::Sim(_) | TargetSpec::Ssd(_) | TargetSpec::Hdd(_)
-        )
-    });
+    let (sims, reals): (Vec<Group>, Vec<Group>) = groups
+        .into_iter()
+        .partition(|g| g.drive.spec.target.simulated());
     // Real drives alone (no simulation competing for the CPU), then simulations in parallel,
     // the busiest first (longest-processing-time order: a fast drive simulates more I/Os in
     // the same virtual time), each worker taking the next drive as it finishes one.
