@@ -274,7 +274,7 @@ pub fn figure(v: f64) -> String {
     } else if a >= 1.0 {
         format!("{v:.2}")
     } else {
-        let digits = (-a.log10()).floor() as usize + 2;
+        let digits = libm::floor(-libm::log10(a)) as usize + 2;
         format!("{v:.digits$}")
     }
 }

@@ -67,7 +67,7 @@ fn nice_step(max: f64) -> f64 {
         return 1.0;
     }
     let raw = max / 5.0;
-    let mag = 10f64.powf(raw.log10().floor());
+    let mag = libm::pow(10.0, libm::floor(libm::log10(raw)));
     let r = raw / mag;
     mag * if r <= 1.0 {
         1.0
@@ -605,8 +605,8 @@ fn extent(values: impl Iterator<Item = f64>, log: bool) -> Option<(f64, f64)> {
 /// An axis range around `(lo, hi)`: decades on a log axis, a little headroom on a linear one.
 fn axis_range((lo, hi): (f64, f64), log: bool, from_zero: bool) -> (f64, f64) {
     if log {
-        let a = 10f64.powf(lo.log10().floor());
-        let b = 10f64.powf(hi.log10().ceil());
+        let a = libm::pow(10.0, libm::floor(libm::log10(lo)));
+        let b = libm::pow(10.0, libm::ceil(libm::log10(hi)));
         (a, if b <= a { a * 10.0 } else { b })
     } else {
         let a = if from_zero { lo.min(0.0) } else { lo };

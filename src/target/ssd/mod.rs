@@ -1092,6 +1092,32 @@ mod tests {
     }
 
     #[test]
+    fn an_aged_layout_is_the_same_bits_on_every_machine() {
+        // The lab's used X25-M as its file lays it out: how many pages of each block hold
+        // data comes from exp() and pow(). std's `powi` there, whose precision varies by
+        // platform and Rust version, gave a few of these counts otherwise than `libm`'s pow,
+        // and the drive's longest waits moved by tens of milliseconds with them
+        // (docs/simulated-drives.md). The digest pins the layout: a change to it changes
+        // every used drive's results and must be deliberate.
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/drives/intel-x25m-g2-160-used.yaml"
+        ))
+        .unwrap();
+        let sim = from_yaml(&text);
+        let Ftl::Page(f) = &sim.ftl else { panic!() };
+        let counts: Vec<u8> = f
+            .blocks
+            .iter()
+            .flat_map(|b| b.valid.to_le_bytes())
+            .collect();
+        assert_eq!(
+            crate::lab::sha256_hex(&counts),
+            "4f3c5b553f1ac700b421e81865ac92910a48250f44a7885216d19e9ae9a8bc5b"
+        );
+    }
+
+    #[test]
     fn a_used_drive_not_full_holds_data_in_its_share_of_every_span() {
         let mut half = from_yaml(
             &small_yaml("greedy", true).replace("aged: true\n", "aged: true\n  full: 0.5\n"),

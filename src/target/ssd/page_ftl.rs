@@ -199,10 +199,13 @@ impl PageFtl {
             ));
         }
         // Block k (0 the oldest) was written (blocks - k - 1/2) blocks' worth of writes ago:
-        // the valid pages of all blocks are a geometric sum in q = exp(-ppb / u).
+        // the valid pages of all blocks are a geometric sum in q = exp(-ppb / u). `libm`'s
+        // exp and pow, pure Rust, give the same bits on every machine; std's may not (their
+        // precision varies by platform and Rust version: `powi` here moved pages, and a
+        // used drive's results with them).
         let valid_with = |u: f64| -> f64 {
-            let q = (-(ppb as f64) / u).exp();
-            ppb as f64 * (-(ppb as f64) / (2.0 * u)).exp() * (1.0 - q.powi(blocks as i32))
+            let q = libm::exp(-(ppb as f64) / u);
+            ppb as f64 * libm::exp(-(ppb as f64) / (2.0 * u)) * (1.0 - libm::pow(q, blocks as f64))
                 / (1.0 - q)
         };
         let (mut lo, mut hi) = (1.0f64, 1e3 * blocks as f64 * ppb as f64);
@@ -218,7 +221,7 @@ impl PageFtl {
         let (mut cum, mut given) = (0.0f64, 0u64);
         for k in 0..blocks {
             let age = (blocks - k) as f64 - 0.5;
-            cum += ppb as f64 * (-age * ppb as f64 / hi).exp();
+            cum += ppb as f64 * libm::exp(-age * ppb as f64 / hi);
             let n = ((cum.round() as u64).min(lpns).saturating_sub(given)).min(ppb);
             counts.push(n);
             given += n;
