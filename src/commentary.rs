@@ -158,7 +158,7 @@ pub fn load_all(root: &Path, errors: &mut Vec<InputError>) -> BTreeMap<String, L
             .to_string_lossy()
             .replace('\\', "/");
         match fs::read(&p) {
-            Ok(bytes) => match std::str::from_utf8(&bytes) {
+            Ok(bytes) => match crate::config::utf8_text(&rel, &bytes) {
                 Ok(text) => match parse(&rel, text) {
                     Ok(c) => {
                         out.insert(
@@ -172,7 +172,7 @@ pub fn load_all(root: &Path, errors: &mut Vec<InputError>) -> BTreeMap<String, L
                     }
                     Err(mut e) => errors.append(&mut e),
                 },
-                Err(_) => errors.push(InputError::new(&rel, "", "expected UTF-8 text")),
+                Err(e) => errors.push(e),
             },
             Err(e) => errors.push(InputError::new(&rel, "", format!("cannot read: {e}"))),
         }

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
 use crate::commentary::Commentary;
-use crate::config::from_yaml;
+use crate::config::{from_yaml, utf8_text};
 use crate::drive::DriveSpec;
 use crate::error::{Error, InputError, Result};
 use crate::suite::{Span, Suite, TraceInput};
@@ -59,9 +59,12 @@ fn load_review(
     let rel = PathBuf::from("review.yaml");
     let path = root.join(&rel);
     let bytes = fs::read(&path).ok()?;
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        errors.push(InputError::new(&rel, "", "expected UTF-8 text"));
-        return None;
+    let text = match utf8_text(&rel, &bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
     };
     let spec: Review = match from_yaml(&rel, text) {
         Ok(r) => r,
@@ -325,9 +328,12 @@ fn load_dir<T: DeserializeOwned>(
                 continue;
             }
         };
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            errors.push(InputError::new(&rel, "", "expected UTF-8 text"));
-            continue;
+        let text = match utf8_text(&rel, &bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
         };
         match from_yaml::<T>(&rel, text) {
             Ok(spec) => {

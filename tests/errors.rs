@@ -264,6 +264,32 @@ fn unknown_keys_bad_sizes_and_yaml_syntax() {
 }
 
 #[test]
+fn text_that_is_not_utf8_is_placed_by_line_and_column() {
+    // An editor that saved a drive file or the commentary as Latin-1 ("café" with é as
+    // one byte, 0xE9): the error says where, as a YAML error would.
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let drive = fs::read(lab.path().join("drives/sim-a.yaml")).unwrap();
+    let mut latin1 = b"# bought at the caf\xe9\n".to_vec();
+    latin1.extend_from_slice(&drive);
+    fs::write(lab.path().join("drives/sim-a.yaml"), latin1).unwrap();
+    fs::create_dir_all(lab.path().join("commentary/suites")).unwrap();
+    fs::write(
+        lab.path().join("commentary/suites/tiny.md"),
+        b"<!-- slot: base -->\nFast, na\xefvely.\n",
+    )
+    .unwrap();
+    let err = stderr(&lab.roundup(&["check"]));
+    for wanted in [
+        "drives/sim-a.yaml:1:20: expected UTF-8 text, found byte 0xE9",
+        "commentary/suites/tiny.md:2:9: expected UTF-8 text, found byte 0xEF",
+    ] {
+        assert!(err.contains(wanted), "expected {wanted:?} in: {err}");
+    }
+}
+
+#[test]
 fn drives_lists_the_lab_in_columns_whatever_the_names() {
     let lab = TestLab::new();
     lab.sim_drive("a", "Alpha", "A1", 8);

@@ -12,6 +12,26 @@ use crate::units;
 
 mod position;
 
+/// The content of `file` as text, or where its first byte that is not UTF-8 is.
+pub fn utf8_text<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a str, InputError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        // The prefix is valid UTF-8: its characters on this line give the column.
+        let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+        InputError::new(
+            file,
+            "",
+            format!(
+                "expected UTF-8 text, found byte 0x{:02X} (saved as Latin-1 or Windows-1252? save it as UTF-8)",
+                bytes[e.valid_up_to()]
+            ),
+        )
+        .at(line, column)
+    })
+}
+
 /// Parses `text` (the content of `file`) as YAML into `T`. Unknown keys are errors where
 /// `T` denies them; every error carries the position and the field path.
 pub fn from_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, InputError> {

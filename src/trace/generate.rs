@@ -229,7 +229,7 @@ pub fn load_profile(
 ) -> crate::error::Result<Profile> {
     let path = find_profile(lab_root, name_or_path).unwrap_or_else(|| lab_root.join(name_or_path));
     let rel = path.strip_prefix(lab_root).unwrap_or(&path).to_path_buf();
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let bytes = std::fs::read(&path).map_err(|e| {
         crate::error::InputError::new(
             &rel,
             "",
@@ -239,7 +239,8 @@ pub fn load_profile(
             ),
         )
     })?;
-    let p: Profile = crate::config::from_yaml(&rel, &text)?;
+    let text = crate::config::utf8_text(&rel, &bytes)?;
+    let p: Profile = crate::config::from_yaml(&rel, text)?;
     p.validate()
         .map_err(|m| crate::error::InputError::new(&rel, "", m))?;
     Ok(p)

@@ -101,9 +101,12 @@ pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<Trace> {
     } else {
         bytes
     };
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| InputError::new(path, "", format!("expected a text trace (UTF-8): {e}")))?;
-    import(path, text, opts)
+    // Not strict UTF-8: traces carry Latin-1 in their headers (a blkreplay author's name)
+    // and arbitrary bytes in fields no importer reads (blkparse's process names). A byte
+    // that is not UTF-8 becomes U+FFFD, so one in a field that is read fails there, with
+    // its line.
+    let text = String::from_utf8_lossy(&bytes);
+    import(path, &text, opts)
 }
 
 fn is_num(s: &str) -> bool {
@@ -744,6 +747,41 @@ mod tests {
             Some(Format::Blkreplay)
         );
         assert_eq!(detect("hello world\n"), None);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_fail_only_in_a_field_that_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.blkparse");
+        // Latin-1 in the process names of the first two events (blkparse prints them as the
+        // kernel has them), and in the sector of the third.
+        let mut text = b"8,0 0 1 0.001 77 D W 100 + 8 [caf\xe9]\n".to_vec();
+        text.extend_from_slice(b"8,0 0 2 0.002 77 D R 200 + 8 [\xff]\n");
+        let ok = import_file(&path_with(&path, &text), &ImportOptions::default()).unwrap();
+        assert_eq!(ok.requests.len(), 2);
+        assert_eq!(ok.requests[1].offset, 200 * 512);
+        text.extend_from_slice(b"8,0 0 3 0.003 77 D R 3\xe900 + 8 [x]\n");
+        let err = import_file(&path_with(&path, &text), &ImportOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("t.blkparse:3") && err.contains("sector"),
+            "{err}"
+        );
+        let skipped = import_file(
+            &path_with(&path, &text),
+            &ImportOptions {
+                skip_bad: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!((skipped.requests.len(), skipped.skipped), (2, 1));
+    }
+
+    fn path_with(path: &Path, bytes: &[u8]) -> std::path::PathBuf {
+        std::fs::write(path, bytes).unwrap();
+        path.to_path_buf()
     }
 
     #[test]
