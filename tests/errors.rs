@@ -576,9 +576,8 @@ fn interrupted_run_keeps_completed_jobs_and_resume_runs_the_rest() {
         stdout(&out)
     );
     for (p, bytes) in after_stop.iter().zip(kept) {
-        assert_eq!(
-            fs::read(lab.path().join("results").join(p)).unwrap(),
-            bytes,
+        assert!(
+            fs::read(lab.path().join("results").join(p)).unwrap() == bytes,
             "{p:?} was rewritten"
         );
     }

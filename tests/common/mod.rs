@@ -69,7 +69,13 @@ impl TestLab {
 
     /// Runs the roundup binary in this lab.
     pub fn roundup(&self, args: &[&str]) -> Output {
+        self.roundup_env(&[], args)
+    }
+
+    /// `roundup` with these environment variables set.
+    pub fn roundup_env(&self, env: &[(&str, &str)], args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_roundup"))
+            .envs(env.iter().copied())
             .arg("--lab")
             .arg(self.path())
             .args(args)
