@@ -22,7 +22,7 @@ use crate::store::{
 };
 
 use crate::suite::{Length, Pattern, Span, TraceInput, Workload};
-use crate::target::{self, EngineChoice, Target, TargetKind};
+use crate::target::{self, EngineChoice, Target, TargetInfo, TargetKind};
 use crate::trace::{ImportOptions, Trace};
 use crate::units::{SizeLabel, SizeRounded};
 
@@ -96,7 +96,7 @@ struct Group<'a> {
     writes: bool,
     firmware: String,
     firmware_source: &'static str,
-    jobs: Vec<(usize, &'a Job, u64, Option<&'a LoadedTrace>)>,
+    jobs: Vec<Checked<'a>>,
 }
 
 /// The trace a replay test plays, and the file it comes from (the trace, or the profile
@@ -345,30 +345,14 @@ fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-/// Runs `plan` on the lab's drives, storing results under `results/`.
-pub fn run(
+/// Every trace the plan's replay tests play, read once; one that cannot be read is a
+/// problem of the first job that plays it.
+fn load_traces<'a>(
     lab: &Lab,
-    plan: &Plan,
-    opts: &RunOptions,
-    obs: &dyn Observer,
-    stop: &AtomicBool,
-) -> Result<RunSummary> {
-    // Preflight: a results folder that can be made (made only once the rest passed, so
-    // that a refused run leaves nothing), every target opened and every job checked
-    // against it.
-    let results = lab.results_dir();
-    if results.exists() && !results.is_dir() {
-        return Err(Error::Store {
-            path: results,
-            message: "expected a folder for the results, found a file".into(),
-        });
-    }
-    let total = plan.jobs.len();
-    let mut groups: Vec<Group> = Vec::new();
-    let mut problems = Vec::new();
-    let memory = machine_memory();
-    // Every trace a replay test plays, read once (failures too), before anything runs.
-    let mut traces: BTreeMap<&TraceInput, Option<LoadedTrace>> = BTreeMap::new();
+    plan: &'a Plan,
+    problems: &mut Vec<String>,
+) -> BTreeMap<&'a TraceInput, Option<LoadedTrace>> {
+    let mut traces = BTreeMap::new();
     for job in &plan.jobs {
         if let Some(spec) = &job.workload.replay {
             traces
@@ -382,53 +366,131 @@ pub fn run(
                 });
         }
     }
-    let mut i = 0;
-    while i < plan.jobs.len() {
-        let drive_id = &plan.jobs[i].drive;
-        let end = plan.jobs[i..]
-            .iter()
-            .position(|j| &j.drive != drive_id)
-            .map(|p| i + p)
-            .unwrap_or(plan.jobs.len());
-        let jobs = &plan.jobs[i..end];
-        let drive = &lab.drives[drive_id];
+    traces
+}
+
+/// A job that fits its drive: its number in the plan (from 1), its span in bytes and the
+/// trace it plays.
+type Checked<'a> = (usize, &'a Job, u64, Option<&'a LoadedTrace>);
+
+/// Checks one drive's jobs (the plan's from index `first`) against what its target
+/// reports. A job that does not fit is a problem pointed at the test's key in its suite,
+/// once for all its repeats.
+fn check_jobs<'a>(
+    lab: &Lab,
+    info: &TargetInfo,
+    (first, jobs): (usize, &'a [Job]),
+    traces: &'a BTreeMap<&TraceInput, Option<LoadedTrace>>,
+    memory: Option<u64>,
+    problems: &mut Vec<String>,
+) -> Vec<Checked<'a>> {
+    let mut checked = Vec::new();
+    for (k, job) in jobs.iter().enumerate() {
+        let trace = job
+            .workload
+            .replay
+            .as_ref()
+            .and_then(|r| traces.get(&r.trace).and_then(Option::as_ref));
+        let fits = target::check_workload(&job.drive, info, &job.workload).and_then(|span| {
+            let lb = info.logical_block as u64;
+            check_buffers(job, trace.map(|t| &t.trace), span, lb, memory).map(|_| span)
+        });
+        match fits {
+            Ok(span) => checked.push((first + k + 1, job, span, trace)),
+            Err(m) => {
+                // A key a variant sets is pointed at in `variants:` (the message says which
+                // value).
+                let key = if job.variant.settings.iter().any(|(d, _)| d == m.key) {
+                    format!("variants.{}", m.key)
+                } else {
+                    m.key.to_string()
+                };
+                let line = lab
+                    .test_key_error(&job.suite, &job.test, &key, m.message)
+                    .to_string();
+                if !problems.contains(&line) {
+                    problems.push(line);
+                }
+            }
+        }
+    }
+    checked
+}
+
+/// What would stop `run` before it runs anything, found with nothing created or written
+/// (`run --dry-run`): traces that cannot be read, targets that cannot be opened or would
+/// be refused, jobs that do not fit their drive.
+pub fn preflight(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Vec<String> {
+    probe_plan(lab, plan, opts).0
+}
+
+/// [`preflight`], with the traces it read.
+fn probe_plan<'a>(
+    lab: &Lab,
+    plan: &'a Plan,
+    opts: &RunOptions,
+) -> (Vec<String>, BTreeMap<&'a TraceInput, Option<LoadedTrace>>) {
+    let mut problems = Vec::new();
+    let memory = machine_memory();
+    let traces = load_traces(lab, plan, &mut problems);
+    let mut first = 0;
+    for jobs in plan.jobs.chunk_by(|a, b| a.drive == b.drive) {
+        let spec = &lab.drives[&jobs[0].drive].spec;
+        let writes = jobs.iter().any(|j| j.workload.writes());
+        match target::probe(spec, &lab.root, writes, &opts.destroy_data) {
+            Ok(info) => {
+                check_jobs(lab, &info, (first, jobs), &traces, memory, &mut problems);
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
+        first += jobs.len();
+    }
+    problems.dedup();
+    (problems, traces)
+}
+
+/// Runs `plan` on the lab's drives, storing results under `results/`.
+pub fn run(
+    lab: &Lab,
+    plan: &Plan,
+    opts: &RunOptions,
+    obs: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<RunSummary> {
+    // Preflight: a results folder that can be made (made only once the rest passed, so
+    // that a refused run leaves nothing), every target probed and every job checked
+    // against it; only then are the targets opened (a scratch file is created and filled
+    // then, not for a run that stops).
+    let results = lab.results_dir();
+    if results.exists() && !results.is_dir() {
+        return Err(Error::Store {
+            path: results,
+            message: "expected a folder for the results, found a file".into(),
+        });
+    }
+    let (mut problems, traces) = probe_plan(lab, plan, opts);
+    if !problems.is_empty() {
+        return Err(Error::Target(problems.join("\n")));
+    }
+    let total = plan.jobs.len();
+    let mut groups: Vec<Group> = Vec::new();
+    let memory = machine_memory();
+    let mut first = 0;
+    for jobs in plan.jobs.chunk_by(|a, b| a.drive == b.drive) {
+        let drive = &lab.drives[&jobs[0].drive];
         let writes = jobs.iter().any(|j| j.workload.writes());
         match target::open(&drive.spec, &lab.root, writes, &opts.destroy_data)
             .and_then(|t| resolve_firmware(&drive.spec, t.as_ref()).map(|fw| (t, fw)))
         {
             Ok((target, (firmware, firmware_source))) => {
-                let mut checked = Vec::new();
-                for (k, job) in jobs.iter().enumerate() {
-                    let trace = job
-                        .workload
-                        .replay
-                        .as_ref()
-                        .and_then(|r| traces.get(&r.trace).and_then(Option::as_ref));
-                    match target::check_workload(drive_id, target.info(), &job.workload).and_then(
-                        |span| {
-                            let lb = target.info().logical_block as u64;
-                            check_buffers(job, trace.map(|t| &t.trace), span, lb, memory)
-                                .map(|_| span)
-                        },
-                    ) {
-                        Ok(span) => checked.push((i + k + 1, job, span, trace)),
-                        // Pointed at the test's key in its suite, once for all its repeats.
-                        Err(m) => {
-                            // A key a variant sets is pointed at in `variants:` (the
-                            // message says which value).
-                            let key = if job.variant.settings.iter().any(|(d, _)| d == m.key) {
-                                format!("variants.{}", m.key)
-                            } else {
-                                m.key.to_string()
-                            };
-                            let e = lab.test_key_error(&job.suite, &job.test, &key, m.message);
-                            let line = e.to_string();
-                            if !problems.contains(&line) {
-                                problems.push(line);
-                            }
-                        }
-                    }
-                }
+                let checked = check_jobs(
+                    lab,
+                    target.info(),
+                    (first, jobs),
+                    &traces,
+                    memory,
+                    &mut problems,
+                );
                 groups.push(Group {
                     drive,
                     target,
@@ -440,7 +502,7 @@ pub fn run(
             }
             Err(e) => problems.push(e.to_string()),
         }
-        i = end;
+        first += jobs.len();
     }
     if !problems.is_empty() {
         problems.dedup();

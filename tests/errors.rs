@@ -345,6 +345,57 @@ fn unknown_names_and_options() {
 }
 
 #[test]
+fn a_dry_run_finds_what_would_stop_the_run_and_creates_nothing() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    // A scratch file roundup would create (8 MiB: the suite's 16 MiB span does not fit),
+    // a file it did not create and may not write, and a path that does not exist.
+    let scratch = lab.file_drive("small", "8MiB");
+    let theirs = lab.path().join("theirs.img");
+    fs::write(&theirs, vec![7u8; 32 << 20]).unwrap();
+    lab.write(
+        "drives/theirs.yaml",
+        &format!(
+            "id: theirs\nvendor: V\nmodel: M\ncapacity: 32MiB\npath: {}\n",
+            theirs.display()
+        ),
+    );
+    lab.write(
+        "drives/gone.yaml",
+        "id: gone\nvendor: V\nmodel: M\ncapacity: 1GB\npath: /nonexistent/roundup/disk.img\n",
+    );
+    let wanted = [
+        "suites/tiny.yaml:10:5: tests[0].span: expected at most the 8 MiB drive small offers, found 16 MiB",
+        "drive theirs: refusing to write to",
+        "drive gone: /nonexistent/roundup/disk.img does not exist; give `size:`",
+    ];
+    let dry = lab.roundup(&["run", "--dry-run"]);
+    assert_eq!(dry.status.code(), Some(1));
+    let err = stderr(&dry);
+    assert!(err.contains("the run would stop before it starts"), "{err}");
+    for w in wanted {
+        assert!(err.contains(w), "expected {w:?} in: {err}");
+    }
+    // The plan is printed first, and nothing is made: no scratch file, no results.
+    assert!(stdout(&dry).contains("plan: "), "{}", stdout(&dry));
+    assert!(!scratch.exists() && !lab.path().join("results").exists());
+    assert!(fs::read(&theirs).unwrap().iter().all(|&b| b == 7));
+    // The run finds the same, before it runs anything.
+    let err = stderr(&lab.roundup(&["run"]));
+    for w in wanted {
+        assert!(err.contains(w), "expected {w:?} in: {err}");
+    }
+    assert!(!lab.path().join("results").exists());
+    // With the problems gone, the dry run passes and still creates nothing.
+    fs::remove_file(lab.path().join("drives/gone.yaml")).unwrap();
+    fs::remove_file(lab.path().join("drives/theirs.yaml")).unwrap();
+    lab.file_drive("small", "16MiB");
+    let dry = lab.roundup(&["run", "--dry-run"]);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    assert!(!scratch.exists() && !lab.path().join("results").exists());
+}
+
+#[test]
 fn target_problems_are_found_before_anything_runs() {
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);

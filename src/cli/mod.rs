@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand};
 
 use roundup::lab::{self, Lab};
 use roundup::plan::{self, Selection};
-use roundup::run::RunOptions;
+use roundup::run::{self, RunOptions};
 use roundup::target::EngineChoice;
 use roundup::units::Counted;
 use roundup::{render, store, Error};
@@ -59,7 +59,9 @@ enum Command {
     Run {
         #[command(flatten)]
         select: Select,
-        /// Print the plan and its estimated duration, then stop.
+        /// Print the plan and its estimated duration, then what would stop the run before
+        /// it starts (targets refused or missing, tests that do not fit a drive,
+        /// unreadable traces), creating and writing nothing; exit 1 if anything would.
         #[arg(long)]
         dry_run: bool,
         /// Run only the jobs whose complete results are missing (on a simulated drive, the
@@ -365,6 +367,14 @@ fn dispatch(cli: &Cli) -> Result<()> {
             };
             print_plan(&lab, &plan, &opts, *dry_run)?;
             if *dry_run {
+                // What would stop the run before it starts, found without writing.
+                let problems = run::preflight(&lab, &plan, &opts);
+                if !problems.is_empty() {
+                    bail!(
+                        "the run would stop before it starts:\n{}",
+                        problems.join("\n")
+                    );
+                }
                 return Ok(());
             }
             run_plan(&lab, &plan, &opts)

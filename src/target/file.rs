@@ -67,6 +67,44 @@ impl FileTarget {
         writes: bool,
         destroy: &[String],
     ) -> Result<FileTarget> {
+        Self::open_as(drive, path, spec, writes, destroy, writes)
+    }
+
+    /// What [`open`](Self::open) would report and refuse, with nothing created or written:
+    /// the target is opened read-only, a file roundup would create is described from the
+    /// `size:` it would have on its folder's device.
+    pub fn probe(
+        drive: &str,
+        path: &Path,
+        spec: &PathTarget,
+        writes: bool,
+        destroy: &[String],
+    ) -> Result<TargetInfo> {
+        match (fs::metadata(path), spec.size) {
+            (Err(e), Some(size)) if e.kind() == ErrorKind::NotFound => {
+                check_size(path, size)?;
+                let dir = match path.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                let meta = fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
+                let (major, minor) = device::dev_numbers(&meta);
+                Ok(file_info(path, size, device::identity(major, minor)))
+            }
+            _ => Ok(Self::open_as(drive, path, spec, writes, destroy, false)?.info),
+        }
+    }
+
+    /// Opens the target, checking it as `writes` says and opening it for writing if
+    /// `for_writing`.
+    fn open_as(
+        drive: &str,
+        path: &Path,
+        spec: &PathTarget,
+        writes: bool,
+        destroy: &[String],
+        for_writing: bool,
+    ) -> Result<FileTarget> {
         let meta = match fs::metadata(path) {
             Ok(m) => m,
             Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -83,9 +121,9 @@ impl FileTarget {
         };
         let ft = meta.file_type();
         let (major, minor) = device::dev_numbers(&meta);
-        let mut identity = device::identity(major, minor);
+        let identity = device::identity(major, minor);
         if ft.is_block_device() {
-            let file = open_direct(path, writes, false)?;
+            let file = open_direct(path, for_writing, false)?;
             let (capacity, logical, physical) =
                 device::geometry(&file).map_err(|e| Error::io(path, e))?;
             if writes {
@@ -126,30 +164,10 @@ impl FileTarget {
                     )));
                 }
             }
-            let file = open_direct(path, writes, false)?;
-            // The device behind the file decides the direct-I/O granularity.
-            let logical = identity
-                .get("logical_block_size")
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(512u32);
-            let physical = identity
-                .get("physical_block_size")
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(logical);
-            identity = identity
-                .into_iter()
-                .map(|(k, v)| (format!("backing_{k}"), v))
-                .collect();
+            let file = open_direct(path, for_writing, false)?;
             Ok(FileTarget {
                 file: Arc::new(file),
-                info: TargetInfo {
-                    kind: TargetKind::File,
-                    path: Some(path.display().to_string()),
-                    capacity: meta.len() / logical as u64 * logical as u64,
-                    logical_block: logical,
-                    physical_block: physical,
-                    identity,
-                },
+                info: file_info(path, meta.len(), identity),
             })
         } else {
             Err(Error::Target(format!(
@@ -160,16 +178,49 @@ impl FileTarget {
     }
 }
 
-/// Creates `path` with `size` bytes of incompressible data (so reads hit real blocks, not
-/// holes), written with O_DIRECT, then marks it as roundup's.
-fn create_filled(path: &Path, size: u64) -> Result<()> {
-    const CHUNK: usize = 1 << 20;
+/// What a file of `len` bytes on the device with `identity` offers: the device decides the
+/// direct-I/O granularity.
+fn file_info(
+    path: &Path,
+    len: u64,
+    identity: std::collections::BTreeMap<String, String>,
+) -> TargetInfo {
+    let logical = identity
+        .get("logical_block_size")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(512u32);
+    let physical = identity
+        .get("physical_block_size")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(logical);
+    TargetInfo {
+        kind: TargetKind::File,
+        path: Some(path.display().to_string()),
+        capacity: len / logical as u64 * logical as u64,
+        logical_block: logical,
+        physical_block: physical,
+        identity: identity
+            .into_iter()
+            .map(|(k, v)| (format!("backing_{k}"), v))
+            .collect(),
+    }
+}
+
+fn check_size(path: &Path, size: u64) -> Result<()> {
     if size % 4096 != 0 {
         return Err(Error::Target(format!(
             "{}: size must be a multiple of 4 KiB, found {size}",
             path.display()
         )));
     }
+    Ok(())
+}
+
+/// Creates `path` with `size` bytes of incompressible data (so reads hit real blocks, not
+/// holes), written with O_DIRECT, then marks it as roundup's.
+fn create_filled(path: &Path, size: u64) -> Result<()> {
+    const CHUNK: usize = 1 << 20;
+    check_size(path, size)?;
     let file = open_direct(path, true, true)?;
     let marker = marker_path(path);
     fs::write(

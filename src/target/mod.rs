@@ -201,16 +201,39 @@ pub fn open(
         }
         TargetSpec::Ssd(ssd) => Ok(Box::new(ssd::SsdSim::new(spec, ssd)?)),
         TargetSpec::Hdd(hdd) => Ok(Box::new(hdd::HddSim::new(spec, hdd)?)),
+        TargetSpec::Path(p) => Ok(Box::new(FileTarget::open(
+            &spec.id.0,
+            &target_path(p, lab_root),
+            p,
+            writes,
+            destroy,
+        )?)),
+    }
+}
+
+/// A file or device target's path: relative ones are in the lab.
+fn target_path(p: &crate::drive::PathTarget, lab_root: &Path) -> std::path::PathBuf {
+    if p.path.is_absolute() {
+        p.path.clone()
+    } else {
+        lab_root.join(&p.path)
+    }
+}
+
+/// What [`open`] would report about a drive's target, and the refusals it would make, with
+/// nothing created or written: a dry run's preflight. A file or block device is opened
+/// read-only; a simulated drive is built and dropped.
+pub fn probe(
+    spec: &DriveSpec,
+    lab_root: &Path,
+    writes: bool,
+    destroy: &[String],
+) -> Result<TargetInfo> {
+    match &spec.target {
         TargetSpec::Path(p) => {
-            let path = if p.path.is_absolute() {
-                p.path.clone()
-            } else {
-                lab_root.join(&p.path)
-            };
-            Ok(Box::new(FileTarget::open(
-                &spec.id.0, &path, p, writes, destroy,
-            )?))
+            FileTarget::probe(&spec.id.0, &target_path(p, lab_root), p, writes, destroy)
         }
+        _ => Ok(open(spec, lab_root, writes, destroy)?.info().clone()),
     }
 }
 
