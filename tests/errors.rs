@@ -351,15 +351,7 @@ fn a_dry_run_finds_what_would_stop_the_run_and_creates_nothing() {
     // A scratch file roundup would create (8 MiB: the suite's 16 MiB span does not fit),
     // a file it did not create and may not write, and a path that does not exist.
     let scratch = lab.file_drive("small", "8MiB");
-    let theirs = lab.path().join("theirs.img");
-    fs::write(&theirs, vec![7u8; 32 << 20]).unwrap();
-    lab.write(
-        "drives/theirs.yaml",
-        &format!(
-            "id: theirs\nvendor: V\nmodel: M\ncapacity: 32MiB\npath: {}\n",
-            theirs.display()
-        ),
-    );
+    let theirs = lab.foreign_file_drive("theirs");
     lab.write(
         "drives/gone.yaml",
         "id: gone\nvendor: V\nmodel: M\ncapacity: 1GB\npath: /nonexistent/roundup/disk.img\n",
@@ -496,15 +488,7 @@ fn target_problems_are_found_before_anything_runs() {
 fn existing_files_roundup_did_not_create_are_not_overwritten() {
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);
-    let precious = lab.path().join("precious.img");
-    fs::write(&precious, vec![7u8; 32 << 20]).unwrap();
-    lab.write(
-        "drives/p.yaml",
-        &format!(
-            "id: p\nvendor: V\nmodel: M\ncapacity: 32MiB\npath: {}\n",
-            precious.display()
-        ),
-    );
+    let precious = lab.foreign_file_drive("p");
     let out = lab.roundup(&["run"]);
     assert!(
         stderr(&out).contains("refusing to write to")

@@ -67,6 +67,21 @@ impl TestLab {
         target
     }
 
+    /// A drive on a 32 MiB file roundup did not create (every byte 7), with no `size:` or
+    /// `overwrite:`: roundup may read it but must not write it.
+    pub fn foreign_file_drive(&self, id: &str) -> PathBuf {
+        let target = self.path().join(format!("{id}.img"));
+        fs::write(&target, vec![7u8; 32 << 20]).unwrap();
+        self.write(
+            &format!("drives/{id}.yaml"),
+            &format!(
+                "id: {id}\nvendor: V\nmodel: M\ncapacity: 32MiB\npath: {}\n",
+                target.display()
+            ),
+        );
+        target
+    }
+
     /// Runs the roundup binary in this lab.
     pub fn roundup(&self, args: &[&str]) -> Output {
         self.roundup_env(&[], args)
