@@ -433,20 +433,57 @@ fn probe_plan<'a>(
     let mut problems = Vec::new();
     let memory = machine_memory();
     let traces = load_traces(lab, plan, &mut problems);
-    let mut first = 0;
-    for jobs in plan.jobs.chunk_by(|a, b| a.drive == b.drive) {
-        let spec = &lab.drives[&jobs[0].drive].spec;
-        let writes = jobs.iter().any(|j| j.workload.writes());
-        match target::probe(spec, &lab.root, writes, &opts.destroy_data) {
-            Ok(info) => {
-                check_jobs(lab, &info, (first, jobs), &traces, memory, &mut problems);
-            }
-            Err(e) => problems.push(e.to_string()),
-        }
-        first += jobs.len();
+    for drive_jobs in by_drive(plan) {
+        look_at(lab, drive_jobs, &traces, memory, opts, &mut problems);
     }
     problems.dedup();
     (problems, traces)
+}
+
+/// The plan's jobs, drive by drive, each run with the index of its first job.
+fn by_drive(plan: &Plan) -> Vec<(usize, &[Job])> {
+    let mut first = 0;
+    plan.jobs
+        .chunk_by(|a, b| a.drive == b.drive)
+        .map(|jobs| {
+            first += jobs.len();
+            (first - jobs.len(), jobs)
+        })
+        .collect()
+}
+
+/// The first look at one drive's target, with its jobs checked against what it reports:
+/// a simulated drive is built (it touches nothing outside the process) and returned; a
+/// file or device is probed, nothing created or written.
+fn look_at(
+    lab: &Lab,
+    (first, jobs): (usize, &[Job]),
+    traces: &BTreeMap<&TraceInput, Option<LoadedTrace>>,
+    memory: Option<u64>,
+    opts: &RunOptions,
+    problems: &mut Vec<String>,
+) -> Option<Box<dyn Target>> {
+    let spec = &lab.drives[&jobs[0].drive].spec;
+    let writes = jobs.iter().any(|j| j.workload.writes());
+    let (info, target) = if spec.target.simulated() {
+        match target::open(spec, &lab.root, writes, &opts.destroy_data) {
+            Ok(t) => (t.info().clone(), Some(t)),
+            Err(e) => {
+                problems.push(e.to_string());
+                return None;
+            }
+        }
+    } else {
+        match target::probe(spec, &lab.root, writes, &opts.destroy_data) {
+            Ok(info) => (info, None),
+            Err(e) => {
+                problems.push(e.to_string());
+                return None;
+            }
+        }
+    };
+    check_jobs(lab, &info, (first, jobs), traces, memory, problems);
+    target
 }
 
 /// Runs `plan` on the lab's drives, storing results under `results/`.
@@ -458,9 +495,10 @@ pub fn run(
     stop: &AtomicBool,
 ) -> Result<RunSummary> {
     // Preflight: a results folder that can be made (made only once the rest passed, so
-    // that a refused run leaves nothing), every target probed and every job checked
-    // against it; only then are the targets opened (a scratch file is created and filled
-    // then, not for a run that stops).
+    // that a refused run leaves nothing), every simulated drive built and every file and
+    // device probed, every job checked against its target; only then are the files and
+    // devices opened (a scratch file is created and filled then, not for a run that
+    // stops).
     let results = lab.results_dir();
     if results.exists() && !results.is_dir() {
         return Err(Error::Store {
@@ -468,20 +506,28 @@ pub fn run(
             message: "expected a folder for the results, found a file".into(),
         });
     }
-    let (mut problems, traces) = probe_plan(lab, plan, opts);
+    let total = plan.jobs.len();
+    let memory = machine_memory();
+    let mut problems = Vec::new();
+    let traces = load_traces(lab, plan, &mut problems);
+    let drives = by_drive(plan);
+    let mut built: Vec<Option<Box<dyn Target>>> = drives
+        .iter()
+        .map(|&d| look_at(lab, d, &traces, memory, opts, &mut problems))
+        .collect();
     if !problems.is_empty() {
+        problems.dedup();
         return Err(Error::Target(problems.join("\n")));
     }
-    let total = plan.jobs.len();
     let mut groups: Vec<Group> = Vec::new();
-    let memory = machine_memory();
-    let mut first = 0;
-    for jobs in plan.jobs.chunk_by(|a, b| a.drive == b.drive) {
+    for (&(first, jobs), sim) in drives.iter().zip(&mut built) {
         let drive = &lab.drives[&jobs[0].drive];
         let writes = jobs.iter().any(|j| j.workload.writes());
-        match target::open(&drive.spec, &lab.root, writes, &opts.destroy_data)
-            .and_then(|t| resolve_firmware(&drive.spec, t.as_ref()).map(|fw| (t, fw)))
-        {
+        let opened = match sim.take() {
+            Some(t) => Ok(t),
+            None => target::open(&drive.spec, &lab.root, writes, &opts.destroy_data),
+        };
+        match opened.and_then(|t| resolve_firmware(&drive.spec, t.as_ref()).map(|fw| (t, fw))) {
             Ok((target, (firmware, firmware_source))) => {
                 let checked = check_jobs(
                     lab,
@@ -502,7 +548,6 @@ pub fn run(
             }
             Err(e) => problems.push(e.to_string()),
         }
-        first += jobs.len();
     }
     if !problems.is_empty() {
         problems.dedup();
