@@ -388,6 +388,42 @@ fn a_dry_run_finds_what_would_stop_the_run_and_creates_nothing() {
 }
 
 #[test]
+fn two_runs_never_share_a_drive() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    let scratch = lab.file_drive("small", "16MiB");
+    let out = lab.roundup(&["run", "--test", "sequential-read-128k"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Another run holds the drive (as roundup does while it runs): this one says so and
+    // runs nothing, dry or not.
+    let held = fs::File::open(&scratch).unwrap();
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor `held` owns.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let wanted = "drive small: ";
+    for args in [&["run", "--dry-run"][..], &["run"][..]] {
+        let out = lab.roundup(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(wanted) && err.contains("is in use by another roundup run"),
+            "{args:?}: {err}"
+        );
+    }
+    let manifests = |lab: &TestLab| {
+        files(&lab.path().join("results"))
+            .iter()
+            .filter(|p| p.ends_with("manifest.json"))
+            .count()
+    };
+    assert_eq!(manifests(&lab), 1, "nothing more ran");
+    drop(held);
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(manifests(&lab), 3);
+}
+
+#[test]
 fn target_problems_are_found_before_anything_runs() {
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);

@@ -124,6 +124,7 @@ impl FileTarget {
         let identity = device::identity(major, minor);
         if ft.is_block_device() {
             let file = open_direct(path, for_writing, false)?;
+            lock(&file, drive, path)?;
             let (capacity, logical, physical) =
                 device::geometry(&file).map_err(|e| Error::io(path, e))?;
             if writes {
@@ -165,6 +166,7 @@ impl FileTarget {
                 }
             }
             let file = open_direct(path, for_writing, false)?;
+            lock(&file, drive, path)?;
             Ok(FileTarget {
                 file: Arc::new(file),
                 info: file_info(path, meta.len(), identity),
@@ -176,6 +178,33 @@ impl FileTarget {
             )))
         }
     }
+}
+
+/// Holds the target for this run (an exclusive BSD lock, released when the file is
+/// closed): two runs on one drive would measure each other. udev takes a shared lock on a
+/// block device for the moment it probes it (after a writer closes it, say), and holding
+/// the exclusive one keeps it from probing during the run (systemd's convention for
+/// block devices), so a lock that is taken is tried again for two seconds first.
+fn lock(file: &File, drive: &str, path: &Path) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    const TRIES: u32 = 40;
+    for attempt in 1..=TRIES {
+        // SAFETY: flock on a descriptor the File owns; it touches no memory.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+            return Err(Error::io(path, e));
+        }
+        if attempt < TRIES {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    Err(Error::Target(format!(
+        "drive {drive}: {} is in use by another roundup run (or a program holding its lock); wait for it to end: two runs on one drive measure each other",
+        path.display()
+    )))
 }
 
 /// What a file of `len` bytes on the device with `identity` offers: the device decides the
