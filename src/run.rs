@@ -155,15 +155,15 @@ fn actions(jobs: &[(&str, bool)], complete: &[bool], simulated: bool) -> Vec<Act
 }
 
 /// The firmware to file a drive's results under, and where it came from.
-fn resolve_firmware(spec: &DriveSpec, target: &dyn Target) -> Result<(String, &'static str)> {
-    let reported = target.info().identity.get("firmware").cloned();
+fn resolve_firmware(spec: &DriveSpec, info: &TargetInfo) -> Result<(String, &'static str)> {
+    let reported = info.identity.get("firmware").cloned();
     match (&spec.firmware, reported) {
-        (Some(fw), Some(dev)) if target.info().kind == TargetKind::BlockDevice && *fw != dev => Err(Error::Target(format!(
+        (Some(fw), Some(dev)) if info.kind == TargetKind::BlockDevice && *fw != dev => Err(Error::Target(format!(
             "drive {}: the drive file names firmware {fw:?} but the device reports {dev:?}; update drives/{}.yaml (or leave firmware out to use the device's)",
             spec.id, spec.id
         ))),
         (Some(fw), _) => Ok((fw.clone(), "drive file")),
-        (None, Some(dev)) if target.info().kind == TargetKind::BlockDevice => Ok((dev, "device")),
+        (None, Some(dev)) if info.kind == TargetKind::BlockDevice => Ok((dev, "device")),
         (None, _) => Ok(("unknown".into(), "unknown")),
     }
 }
@@ -419,7 +419,8 @@ fn check_jobs<'a>(
 
 /// What would stop `run` before it runs anything, found with nothing created or written
 /// (`run --dry-run`): traces that cannot be read, targets that cannot be opened or would
-/// be refused, jobs that do not fit their drive.
+/// be refused, a drive file's firmware the device contradicts, jobs that do not fit their
+/// drive.
 pub fn preflight(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Vec<String> {
     probe_plan(lab, plan, opts).0
 }
@@ -440,7 +441,7 @@ fn probe_plan<'a>(
     (problems, traces)
 }
 
-/// The plan's jobs, drive by drive, each run with the index of its first job.
+/// The plan's jobs, drive by drive, each slice with the index of its first job.
 fn by_drive(plan: &Plan) -> Vec<(usize, &[Job])> {
     let mut first = 0;
     plan.jobs
@@ -482,6 +483,9 @@ fn look_at(
             }
         }
     };
+    if let Err(e) = resolve_firmware(spec, &info) {
+        problems.push(e.to_string());
+    }
     check_jobs(lab, &info, (first, jobs), traces, memory, problems);
     target
 }
@@ -527,7 +531,7 @@ pub fn run(
             Some(t) => Ok(t),
             None => target::open(&drive.spec, &lab.root, writes, &opts.destroy_data),
         };
-        match opened.and_then(|t| resolve_firmware(&drive.spec, t.as_ref()).map(|fw| (t, fw))) {
+        match opened.and_then(|t| resolve_firmware(&drive.spec, t.info()).map(|fw| (t, fw))) {
             Ok((target, (firmware, firmware_source))) => {
                 let checked = check_jobs(
                     lab,
@@ -933,43 +937,23 @@ fn precondition(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::{EngineChoice, IoQueue, TargetInfo};
     use std::collections::BTreeMap;
     use std::path::Path;
 
-    /// A block device that reports an identity and serves no I/O.
-    struct Device(TargetInfo);
-
-    impl Target for Device {
-        fn info(&self) -> &TargetInfo {
-            &self.0
-        }
-        fn trim(&mut self, _: u64, _: u64) -> Result<()> {
-            Ok(())
-        }
-        fn queues(
-            &mut self,
-            _: u32,
-            _: u32,
-            _: EngineChoice,
-        ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
-            Err(Error::Target("a mock serves no I/O".into()))
-        }
-    }
-
-    fn device(firmware: &str) -> Device {
+    /// What a block device with this firmware reports.
+    fn device(firmware: &str) -> TargetInfo {
         let identity = BTreeMap::from([
             ("firmware".to_string(), firmware.to_string()),
             ("serial".to_string(), "S1".to_string()),
         ]);
-        Device(TargetInfo {
+        TargetInfo {
             kind: TargetKind::BlockDevice,
             path: Some("/dev/sdx".into()),
             capacity: 1 << 30,
             logical_block: 512,
             physical_block: 4096,
             identity,
-        })
+        }
     }
 
     fn drive(firmware: Option<&str>) -> DriveSpec {
