@@ -438,7 +438,9 @@ fn templates(lab: &Lab) -> Result<tera::Tera> {
     for (name, builtin) in TEMPLATES {
         let custom = lab.root.join("templates").join(name);
         let text = if custom.is_file() {
-            fs::read_to_string(&custom).map_err(|e| Error::io(&custom, e))?
+            let bytes = fs::read(&custom).map_err(|e| Error::io(&custom, e))?;
+            let rel = custom.strip_prefix(&lab.root).unwrap_or(&custom);
+            crate::config::utf8_text(rel, &bytes)?.to_string()
         } else {
             builtin.to_string()
         };
