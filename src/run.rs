@@ -422,23 +422,38 @@ fn check_jobs<'a>(
 /// be refused, a drive file's firmware the device contradicts, jobs that do not fit their
 /// drive.
 pub fn preflight(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Vec<String> {
-    probe_plan(lab, plan, opts).0
+    probe_plan(lab, plan, opts).problems
 }
 
-/// [`preflight`], with the traces it read.
-fn probe_plan<'a>(
-    lab: &Lab,
-    plan: &'a Plan,
-    opts: &RunOptions,
-) -> (Vec<String>, BTreeMap<&'a TraceInput, Option<LoadedTrace>>) {
+/// What the preflight found and made: its problems, the traces it read, the plan's jobs
+/// drive by drive, and the simulated drives it built (in the same order; `None` for a file
+/// or device, which is only probed).
+struct Probed<'a> {
+    problems: Vec<String>,
+    traces: BTreeMap<&'a TraceInput, Option<LoadedTrace>>,
+    drives: Vec<(usize, &'a [Job])>,
+    built: Vec<Option<Box<dyn Target>>>,
+    memory: Option<u64>,
+}
+
+/// [`preflight`], keeping what it read and built for the run.
+fn probe_plan<'a>(lab: &Lab, plan: &'a Plan, opts: &RunOptions) -> Probed<'a> {
     let mut problems = Vec::new();
     let memory = machine_memory();
     let traces = load_traces(lab, plan, &mut problems);
-    for drive_jobs in by_drive(plan) {
-        look_at(lab, drive_jobs, &traces, memory, opts, &mut problems);
-    }
+    let drives = by_drive(plan);
+    let built = drives
+        .iter()
+        .map(|&d| look_at(lab, d, &traces, memory, opts, &mut problems))
+        .collect();
     problems.dedup();
-    (problems, traces)
+    Probed {
+        problems,
+        traces,
+        drives,
+        built,
+        memory,
+    }
 }
 
 /// The plan's jobs, drive by drive, each slice with the index of its first job.
@@ -511,16 +526,14 @@ pub fn run(
         });
     }
     let total = plan.jobs.len();
-    let memory = machine_memory();
-    let mut problems = Vec::new();
-    let traces = load_traces(lab, plan, &mut problems);
-    let drives = by_drive(plan);
-    let mut built: Vec<Option<Box<dyn Target>>> = drives
-        .iter()
-        .map(|&d| look_at(lab, d, &traces, memory, opts, &mut problems))
-        .collect();
+    let Probed {
+        mut problems,
+        traces,
+        drives,
+        mut built,
+        memory,
+    } = probe_plan(lab, plan, opts);
     if !problems.is_empty() {
-        problems.dedup();
         return Err(Error::Target(problems.join("\n")));
     }
     let mut groups: Vec<Group> = Vec::new();

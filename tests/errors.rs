@@ -410,17 +410,11 @@ fn two_runs_never_share_a_drive() {
             "{args:?}: {err}"
         );
     }
-    let manifests = |lab: &TestLab| {
-        files(&lab.path().join("results"))
-            .iter()
-            .filter(|p| p.ends_with("manifest.json"))
-            .count()
-    };
-    assert_eq!(manifests(&lab), 1, "nothing more ran");
+    assert_eq!(lab.stored_jobs(), 1, "nothing more ran");
     drop(held);
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(manifests(&lab), 3);
+    assert_eq!(lab.stored_jobs(), 3);
 }
 
 #[test]
@@ -652,13 +646,7 @@ fn interrupted_run_keeps_completed_jobs_and_resume_runs_the_rest() {
             "{p:?} was rewritten"
         );
     }
-    assert_eq!(
-        files(&lab.path().join("results"))
-            .iter()
-            .filter(|p| p.ends_with("manifest.json"))
-            .count(),
-        3
-    );
+    assert_eq!(lab.stored_jobs(), 3);
 }
 
 #[test]

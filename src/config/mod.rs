@@ -722,7 +722,6 @@ mod tests {
                 "expected a name (one word), found a list",
             ),
             ("seed: 1\nkind: b\n", "unknown variant `b`, expected `a`"),
-
             (
                 "seed: 1\nkind: aa\n",
                 "unknown variant `aa` (did you mean `a`?), expected `a`",

@@ -82,6 +82,14 @@ impl TestLab {
         target
     }
 
+    /// How many jobs have a manifest in the lab's results.
+    pub fn stored_jobs(&self) -> usize {
+        files(&self.path().join("results"))
+            .iter()
+            .filter(|p| p.ends_with("manifest.json"))
+            .count()
+    }
+
     /// Runs the roundup binary in this lab.
     pub fn roundup(&self, args: &[&str]) -> Output {
         self.roundup_env(&[], args)
