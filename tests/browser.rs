@@ -1,7 +1,8 @@
 //! The site in a real browser: headless Chromium (Debian's `chromium`) opens every page
 //! from the file system with no network; no console errors, no failed loads, no broken
-//! links or missing images, and a screenshot of a review page. Skipped, with a message,
-//! where Chromium is not installed (.ci/run installs it).
+//! links or missing images, every chart's text inside its chart as Chromium lays it out in
+//! the bundled fonts, and a screenshot of a review page. Skipped, with a message, where
+//! Chromium is not installed (.ci/run installs it).
 
 mod common;
 
@@ -41,7 +42,13 @@ fn site() -> TestLab {
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);
     lab.sim_drive("sim-a", "Alpha", "A1", 8);
-    lab.sim_drive("sim-b", "Beta <i>b</i>", "B2", 2);
+    // A name longer than a chart's label column: the charts must fit it, not clip it.
+    lab.sim_drive(
+        "sim-b",
+        "Beta <i>b</i> Enterprise Performance Series with a very long name 2 TB",
+        "B2",
+        2,
+    );
     lab.write("commentary/suites/tiny.md", "Intro with a [link](../index.html) and <script>alert(1)</script>.\n\n## random-write-4k.data-compressible\nAlpha leads.\n");
     lab.write("review.yaml", "compare:\n  - [sim-b, sim-a]\n");
     assert!(lab.roundup(&["run"]).status.success());
@@ -187,10 +194,80 @@ fn chromium_opens_every_page_without_errors() {
             png.len() > 10_000 && png.starts_with(b"\x89PNG"),
             "{rel:?}: no screenshot"
         );
+        charts_fit(chromium, profile.path(), &root.join(&rel));
     }
     assert!(
         shots.join("drives_sim-a.png").is_file(),
         "a review page was captured"
+    );
+}
+
+/// Opens a copy of `page` with a script that waits for the bundled fonts, then measures
+/// every text of every chart as Chromium lays it out; fails if one reaches past its chart's
+/// left or right edge (a title or drive name cut off), or if the fonts did not load.
+fn charts_fit(chromium: &str, profile: &Path, page: &Path) {
+    const PROBE: &str = r#"<script>
+document.fonts.ready.then(() => {
+  const outside = [];
+  let texts = 0;
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    // On screen, so that rotated labels count as drawn; in the chart's own pixels.
+    const box = svg.getBoundingClientRect();
+    const width = svg.viewBox.baseVal.width;
+    const scale = width / box.width;
+    for (const t of svg.querySelectorAll('text')) {
+      texts++;
+      const r = t.getBoundingClientRect();
+      const left = (r.left - box.left) * scale, right = (r.right - box.left) * scale;
+      if (left < -0.5 || right > width + 0.5) {
+        outside.push(t.textContent.trim() + ' (' + Math.round(left) + ' to ' + Math.round(right) + ' of ' + width + ')');
+      }
+    }
+  }
+  const loaded = [...document.fonts].filter(f => f.status === 'loaded').length;
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = JSON.stringify({texts, loaded, outside});
+  document.body.appendChild(out);
+});
+</script>"#;
+    let html = fs::read_to_string(page).unwrap();
+    if !html.contains("class=\"chart\"") {
+        return;
+    }
+    // Beside the page, so that its relative links (the stylesheet and fonts) resolve.
+    let probe = page.with_file_name("probe-charts-fit.html");
+    fs::write(&probe, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", probe.display()))
+        .output()
+        .unwrap();
+    fs::remove_file(&probe).unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let json = dom
+        .split("<pre id=\"probe\">")
+        .nth(1)
+        .and_then(|r| r.split("</pre>").next())
+        .unwrap_or_else(|| panic!("{page:?}: the probe did not report"));
+    let report: serde_json::Value = serde_json::from_str(&json.replace("&quot;", "\"")).unwrap();
+    assert!(report["texts"].as_u64() > Some(0), "{page:?}: {report}");
+    assert!(
+        report["loaded"].as_u64() > Some(0),
+        "{page:?}: the bundled fonts did not load: {report}"
+    );
+    assert_eq!(
+        report["outside"],
+        serde_json::json!([]),
+        "{page:?}: chart text past the chart's edge"
     );
 }
 

@@ -102,20 +102,51 @@ fn font(size: f64, bold: bool, color: RGBColor, pos: Pos) -> TextStyle<'static> 
         .pos(pos)
 }
 
-/// Title, workload and caption at the top left.
+/// The width of `text` in pixels at `size` in the bundled font (0 if it cannot be measured).
+fn text_width(text: &str, size: f64, bold: bool) -> i32 {
+    let style = if bold {
+        FontStyle::Bold
+    } else {
+        FontStyle::Normal
+    };
+    FontDesc::new(FontFamily::Name(FONT_FAMILY), size, style)
+        .box_size(text)
+        .map(|(w, _)| w as i32)
+        .unwrap_or(0)
+}
+
+/// `text` as it fits in `room` pixels: at `size`; else at the largest size down to `min`
+/// (in half pixels) at which it fits; else at `min`, cut short with an ellipsis (a chart's
+/// `<title>` and its page keep it whole).
+fn fit(text: &str, size: f64, min: f64, bold: bool, room: i32) -> (String, f64) {
+    let mut at = size;
+    while at >= min {
+        if text_width(text, at, bold) <= room {
+            return (text.to_string(), at);
+        }
+        at -= 0.5;
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let cut = (0..chars.len())
+        .rev()
+        .map(|n| format!("{}…", chars[..n].iter().collect::<String>().trim_end()))
+        .find(|cut| text_width(cut, min, bold) <= room)
+        .unwrap_or_else(|| "…".into());
+    (cut, min)
+}
+
+/// Title, workload and caption at the top left, each made to fit the chart's width.
 fn heading(root: &Area, title: &str, subtitle: &str, caption: &str) -> Result<(), String> {
     let lt = Pos::new(HPos::Left, VPos::Top);
-    for (text, y, size, bold, color) in [
-        (title, 10, 22.0, true, INK),
-        (subtitle, 36, 16.0, false, MUTED),
-        (caption, 54, 16.0, true, MUTED),
+    let room = root.dim_in_pixel().0 as i32 - 24;
+    for (text, y, size, min, bold, color) in [
+        (title, 10, 22.0, 16.0, true, INK),
+        (subtitle, 36, 16.0, 13.0, false, MUTED),
+        (caption, 54, 16.0, 13.0, true, MUTED),
     ] {
-        root.draw(&Text::new(
-            text.to_string(),
-            (12, y),
-            font(size, bold, color, lt),
-        ))
-        .map_err(|e| format!("{e:?}"))?;
+        let (text, size) = fit(text, size, min, bold, room);
+        root.draw(&Text::new(text, (12, y), font(size, bold, color, lt)))
+            .map_err(|e| format!("{e:?}"))?;
     }
     Ok(())
 }
@@ -258,10 +289,11 @@ impl BarChart {
                 let y = TOP + i as i32 * ROW;
                 let color = if b.highlight { HIGHLIGHT } else { BAR };
                 axis.bar(root, b.value, (y + 4, ROW - 8), color, b.highlight)?;
+                let (label, size) = fit(&b.label, 17.0, 13.0, b.highlight, axis.x0 - 14);
                 root.draw(&Text::new(
-                    b.label.clone(),
+                    label,
                     (axis.x0 - 10, y + ROW / 2),
-                    font(17.0, b.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
+                    font(size, b.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
                 ))
                 .map_err(|e| format!("{e:?}"))?;
             }
@@ -338,6 +370,56 @@ mod tests {
         assert!(svg.contains(FONT_FAMILY));
     }
 
+    /// Each `<text>` of an SVG: its font size, its content and whether it is bold.
+    fn texts(svg: &str) -> Vec<(f64, String, bool)> {
+        svg.split("<text ")
+            .skip(1)
+            .map(|t| {
+                let (attrs, rest) = t.split_once('>').unwrap_or((t, ""));
+                let size = attrs.split("font-size=\"").nth(1).unwrap_or("0");
+                let size = size[..size.find('"').unwrap_or(0)].parse().unwrap_or(0.0);
+                let body = rest.split("</text>").next().unwrap_or("").trim();
+                (
+                    size,
+                    body.to_string(),
+                    attrs.contains("font-weight=\"bold\""),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_long_title_or_label_is_fitted_to_the_chart_not_cut_off_by_its_edge() {
+        let title = "4KB Random Write: firmware 045C8610 vs firmware 045C8820 (compressible, 4 KiB aligned)";
+        let name =
+            "A drive whose name is far longer than any column of a chart could ever hold, 2 TB";
+        let mut c = chart();
+        c.title = title.into();
+        c.bars[1].label = name.into();
+        let t = texts(&c.to_svg().unwrap());
+        let short = texts(&chart().to_svg().unwrap());
+        // Whole, in a smaller size than a short title's.
+        assert_eq!(t[0].1, title);
+        assert!(t[0].0 < short[0].0, "{} vs {}", t[0].0, short[0].0);
+        // The absurd label is cut at a word, with an ellipsis.
+        let label = t.iter().find(|(_, s, _)| s.starts_with("A drive")).unwrap();
+        assert!(
+            label.1.ends_with('…') && label.1.len() < name.len(),
+            "{}",
+            label.1
+        );
+        // Measured with the bundled font, every text stays inside the 760 px drawing.
+        let ratio = short[0].0 / 22.0;
+        assert!(t[0].2, "the title is bold");
+        for (size, text, bold) in &t {
+            let width = text_width(text, size / ratio, *bold);
+            assert!(width <= 760 - 12, "{text:?} is {width} px wide");
+        }
+        c.title = "x".repeat(400);
+        let t = texts(&c.to_svg().unwrap());
+        assert!(t[0].1.ends_with('…') && t[0].1.len() < 400);
+    }
+
     #[test]
     fn same_figures_same_bytes() {
         assert_eq!(chart().to_svg().unwrap(), chart().to_svg().unwrap());
@@ -410,10 +492,11 @@ impl PairChart {
                 let x = 12 + i as i32 * 260;
                 root.draw(&Rectangle::new([(x, 74), (x + 14, 86)], color.filled()))
                     .map_err(e)?;
+                let (name, size) = fit(name, 15.0, 12.0, false, 236);
                 root.draw(&Text::new(
-                    name.clone(),
+                    name,
                     (x + 20, 80),
-                    font(15.0, false, INK, Pos::new(HPos::Left, VPos::Center)),
+                    font(size, false, INK, Pos::new(HPos::Left, VPos::Center)),
                 ))
                 .map_err(e)?;
             }
@@ -429,10 +512,11 @@ impl PairChart {
             let (w, _) = root.dim_in_pixel();
             for (i, p) in self.pairs.iter().enumerate() {
                 let y = TOP + i as i32 * ROW;
+                let (label, size) = fit(&p.label, 17.0, 13.0, p.highlight, axis.x0 - 14);
                 root.draw(&Text::new(
-                    p.label.clone(),
+                    label,
                     (axis.x0 - 10, y + ROW / 2),
-                    font(17.0, p.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
+                    font(size, p.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
                 ))
                 .map_err(e)?;
                 axis.bar(root, p.a, (y + 4, 14), BAR, p.highlight)?;
@@ -628,35 +712,12 @@ const LEGEND_SAMPLE: i32 = 30;
 /// The gap after a legend label, before the next entry.
 const LEGEND_GAP: i32 = 16;
 
-/// A legend's font: 14 px, bold for the highlighted drive.
-fn legend_font(bold: bool) -> FontDesc<'static> {
-    let style = if bold {
-        FontStyle::Bold
-    } else {
-        FontStyle::Normal
-    };
-    FontDesc::new(FontFamily::Name(FONT_FAMILY), 14.0, style)
-}
+/// A legend's font size, pixels.
+const LEGEND_SIZE: f64 = 14.0;
 
 /// A label's width in a legend, pixels.
 fn legend_width(label: &str, bold: bool) -> i32 {
-    legend_font(bold)
-        .box_size(label)
-        .map(|(w, _)| w as i32)
-        .unwrap_or(0)
-}
-
-/// `label` as it fits in `room` pixels of a legend: whole, or cut short with an ellipsis.
-fn fit(label: &str, bold: bool, room: i32) -> String {
-    if legend_width(label, bold) <= room {
-        return label.to_string();
-    }
-    let chars: Vec<char> = label.chars().collect();
-    (0..chars.len())
-        .rev()
-        .map(|n| format!("{}…", chars[..n].iter().collect::<String>().trim_end()))
-        .find(|cut| legend_width(cut, bold) <= room)
-        .unwrap_or_else(|| "…".into())
+    text_width(label, LEGEND_SIZE, bold)
 }
 
 /// How a line chart's legend is laid out.
@@ -765,7 +826,14 @@ impl LineChart {
                     .map_err(e)?,
             }
             root.draw(&Text::new(
-                fit(&s.label, s.highlight, legend.label_room()),
+                fit(
+                    &s.label,
+                    LEGEND_SIZE,
+                    LEGEND_SIZE,
+                    s.highlight,
+                    legend.label_room(),
+                )
+                .0,
                 (x + LEGEND_SAMPLE, y + 9),
                 font(14.0, s.highlight, INK, Pos::new(HPos::Left, VPos::Center)),
             ))
@@ -1199,7 +1267,7 @@ mod line_tests {
                 assert!(svg.contains(label), "drawn whole");
             } else {
                 // Wider than the chart: cut short, with an ellipsis, inside it.
-                let cut = fit(label, highlight, room);
+                let cut = fit(label, LEGEND_SIZE, LEGEND_SIZE, highlight, room).0;
                 assert!(cut.ends_with('…') && legend_width(&cut, highlight) <= room);
                 assert!(svg.contains(&cut) && !svg.contains(label), "{cut}");
             }

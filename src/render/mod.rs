@@ -544,7 +544,8 @@ fn drive_slots<'a>(
 }
 
 /// A first sentence about a chart: who leads and by how much, and, on a review page, where
-/// the reviewed drive stands.
+/// the reviewed drive stands. A ratio is always the larger figure over the smaller, so a
+/// lower-is-better chart (latency) says how many times as long the others take.
 pub fn draft(f: &TestFigures, drive: Option<&str>) -> String {
     let scale = Scale::of(&f.metric, f.bars.iter().map(|b| b.value));
     let unit = scale.unit;
@@ -552,35 +553,44 @@ pub fn draft(f: &TestFigures, drive: Option<&str>) -> String {
         return String::new();
     };
     let last = f.bars.last().unwrap_or(first);
+    let higher = f.better == "higher";
     let mut s = format!(
         "The {} leads at {} {unit}",
         first.drive_name,
         scale.show(first.value)
     );
     if f.bars.len() > 1 && last.value > 0.0 && first.value > 0.0 {
-        let ratio = if f.better == "higher" {
-            first.value / last.value
+        if higher {
+            s.push_str(&format!(
+                ", {}× the {} ({} {unit})",
+                figure(first.value / last.value),
+                last.drive_name,
+                scale.show(last.value)
+            ));
         } else {
-            last.value / first.value
-        };
-        s.push_str(&format!(
-            ", {}× the {} ({} {unit})",
-            figure(ratio),
-            last.drive_name,
-            scale.show(last.value)
-        ));
+            s.push_str(&format!(
+                "; the {} takes {} {unit}, {}× as long",
+                last.drive_name,
+                scale.show(last.value),
+                figure(last.value / first.value)
+            ));
+        }
     }
     s.push('.');
     if let Some(d) = drive {
         if let Some((rank, b)) = f.bars.iter().enumerate().find(|(_, b)| b.drive == d) {
             if rank > 0 && first.value > 0.0 {
+                let against = if higher {
+                    format!("{}% of the leader", figure(b.value / first.value * 100.0))
+                } else {
+                    format!("{}× the leader's", figure(b.value / first.value))
+                };
                 s.push_str(&format!(
-                    " The {} ranks {} of {} at {} {unit}, {}% of the leader.",
+                    " The {} ranks {} of {} at {} {unit}, {against}.",
                     b.drive_name,
                     rank + 1,
                     f.bars.len(),
                     scale.show(b.value),
-                    figure(b.value / first.value * 100.0)
                 ));
             }
         }
@@ -785,7 +795,7 @@ fn remove_stale(
 
 #[cfg(test)]
 mod tests {
-    use super::{chart_ctx, latency, sentence, Report, Scale};
+    use super::{chart_ctx, draft, latency, sentence, Report, Scale};
     use crate::analysis::{Bar, TestFigures};
 
     #[test]
@@ -824,6 +834,39 @@ mod tests {
         assert_eq!(ctx.value_head, "MB/s");
         assert_eq!(ctx.latency_heads.len(), 4);
         assert_eq!(ctx.rows[1].latencies[0], "381 ms");
+    }
+
+    #[test]
+    fn a_drafted_sentence_reads_the_right_way_round_for_either_direction() {
+        let bar = |drive: &str, value: f64| Bar {
+            drive: drive.into(),
+            drive_name: drive.into(),
+            value,
+            ..Bar::default()
+        };
+        let latency = TestFigures {
+            metric: "lat_mean_us".into(),
+            better: "lower".into(),
+            bars: vec![bar("ram", 26.0), bar("x25m", 430.0), bar("core", 381_000.0)],
+            ..TestFigures::default()
+        };
+        // The slowest takes many times as long; never "the leader is 14,654 times the slowest".
+        assert_eq!(
+            draft(&latency, Some("x25m")),
+            "The ram leads at 0.026 ms; the core takes 381 ms, 14654× as long. \
+             The x25m ranks 2 of 3 at 0.43 ms, 16.5× the leader's."
+        );
+        let throughput = TestFigures {
+            metric: "mb_per_s".into(),
+            better: "higher".into(),
+            bars: vec![bar("vertex3", 241.0), bar("x25m", 28.8), bar("core", 0.03)],
+            ..TestFigures::default()
+        };
+        assert_eq!(
+            draft(&throughput, Some("x25m")),
+            "The vertex3 leads at 241 MB/s, 8033× the core (0.030 MB/s). \
+             The x25m ranks 2 of 3 at 28.8 MB/s, 12.0% of the leader."
+        );
     }
 
     #[test]
