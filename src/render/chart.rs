@@ -165,7 +165,13 @@ struct Axis {
     x0: i32,
     x1: i32,
     top_value: f64,
+    /// One size for every drive label of the chart: the largest, down to 13 px, at which
+    /// the widest fits its column.
+    label_size: f64,
 }
+
+/// A drive label's size at most, pixels.
+const LABEL_SIZE: f64 = 17.0;
 
 impl Axis {
     fn draw(
@@ -177,24 +183,21 @@ impl Axis {
         bottom: i32,
     ) -> Result<Axis, String> {
         let e = |e: DrawingAreaErrorKind<_>| format!("{e:?}");
-        let label_font = FontDesc::new(FontFamily::Name(FONT_FAMILY), 17.0, FontStyle::Bold)
-            .into_text_style(root);
-        let widest = labels
+        // Measured bold, as the reviewed drive's label is drawn.
+        let (widest, label) = labels
             .iter()
-            .map(|l| {
-                root.estimate_text_size(l, &label_font)
-                    .map(|(w, _)| w as i32)
-                    .unwrap_or(0)
-            })
+            .map(|l| (text_width(l, LABEL_SIZE, true), *l))
             .max()
-            .unwrap_or(0);
+            .unwrap_or((0, ""));
+        let x0 = (widest + 24).clamp(140, 360);
         let (w, _) = root.dim_in_pixel();
         let max = values.filter(|v| v.is_finite()).fold(0.0, f64::max);
         let step = nice_step(max);
         let axis = Axis {
-            x0: (widest + 24).clamp(140, 360),
+            x0,
             x1: w as i32 - right,
             top_value: (max / step).ceil().max(1.0) * step,
+            label_size: fit(label, LABEL_SIZE, 13.0, true, x0 - 14).1,
         };
         let mut t = 0.0;
         while t <= axis.top_value + step * 0.01 {
@@ -218,6 +221,18 @@ impl Axis {
         ))
         .map_err(e)?;
         Ok(axis)
+    }
+
+    /// A drive's label, right-aligned to the axis at the middle of its row `y` (bold for the
+    /// reviewed drive), at the chart's label size, cut short if even that is too wide.
+    fn label(&self, root: &Area, text: &str, y: i32, bold: bool) -> Result<(), String> {
+        let (text, size) = fit(text, self.label_size, self.label_size, bold, self.x0 - 14);
+        root.draw(&Text::new(
+            text,
+            (self.x0 - 10, y),
+            font(size, bold, INK, Pos::new(HPos::Right, VPos::Center)),
+        ))
+        .map_err(|e| format!("{e:?}"))
     }
 
     /// The x pixel of a value (clamped to the axis start for negative or missing values).
@@ -297,13 +312,7 @@ impl BarChart {
                 let y = TOP + i as i32 * ROW;
                 let color = if b.highlight { HIGHLIGHT } else { BAR };
                 axis.bar(root, b.value, (y + 4, ROW - 8), color, b.highlight)?;
-                let (label, size) = fit(&b.label, 17.0, 13.0, b.highlight, axis.x0 - 14);
-                root.draw(&Text::new(
-                    label,
-                    (axis.x0 - 10, y + ROW / 2),
-                    font(size, b.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
-                ))
-                .map_err(|e| format!("{e:?}"))?;
+                axis.label(root, &b.label, y + ROW / 2, b.highlight)?;
             }
             Ok(())
         })?;
@@ -409,13 +418,16 @@ mod tests {
         // Whole, in a smaller size than a short title's.
         assert_eq!(t[0].1, title);
         assert!(t[0].0 < short[0].0, "{} vs {}", t[0].0, short[0].0);
-        // The absurd label is cut at a word, with an ellipsis.
+        // The absurd label is cut short, with an ellipsis.
         let label = t.iter().find(|(_, s, _)| s.starts_with("A drive")).unwrap();
         assert!(
             label.1.ends_with('…') && label.1.len() < name.len(),
             "{}",
             label.1
         );
+        // Every drive label of a chart in one size.
+        let other = t.iter().find(|(_, s, _)| s.starts_with("Intel")).unwrap();
+        assert_eq!(label.0, other.0);
         // Measured with the bundled font, every text stays inside the 760 px drawing.
         let ratio = short[0].0 / 22.0;
         assert!(t[0].2, "the title is bold");
@@ -522,13 +534,7 @@ impl PairChart {
             let (w, _) = root.dim_in_pixel();
             for (i, p) in self.pairs.iter().enumerate() {
                 let y = TOP + i as i32 * ROW;
-                let (label, size) = fit(&p.label, 17.0, 13.0, p.highlight, axis.x0 - 14);
-                root.draw(&Text::new(
-                    label,
-                    (axis.x0 - 10, y + ROW / 2),
-                    font(size, p.highlight, INK, Pos::new(HPos::Right, VPos::Center)),
-                ))
-                .map_err(e)?;
+                axis.label(root, &p.label, y + ROW / 2, p.highlight)?;
                 axis.bar(root, p.a, (y + 4, 14), BAR, p.highlight)?;
                 axis.bar(root, p.b, (y + 20, 14), SECOND, p.highlight)?;
                 let diff = percent_change(p.a, p.b);
