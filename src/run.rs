@@ -481,21 +481,11 @@ fn look_at(
 ) -> Option<Box<dyn Target>> {
     let spec = &lab.drives[&jobs[0].drive].spec;
     let writes = jobs.iter().any(|j| j.workload.writes());
-    let (info, target) = if spec.target.simulated() {
-        match target::open(spec, &lab.root, writes, &opts.destroy_data) {
-            Ok(t) => (t.info().clone(), Some(t)),
-            Err(e) => {
-                problems.push(e.to_string());
-                return None;
-            }
-        }
-    } else {
-        match target::probe(spec, &lab.root, writes, &opts.destroy_data) {
-            Ok(info) => (info, None),
-            Err(e) => {
-                problems.push(e.to_string());
-                return None;
-            }
+    let (info, target) = match target::probe(spec, &lab.root, writes, &opts.destroy_data) {
+        Ok(probed) => probed,
+        Err(e) => {
+            problems.push(e.to_string());
+            return None;
         }
     };
     if let Err(e) = resolve_firmware(spec, &info) {

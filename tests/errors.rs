@@ -718,10 +718,7 @@ fn a_failed_job_stops_its_suite_on_a_simulated_drive_not_the_next_suite() {
         "{}",
         stdout(&out)
     );
-    let stored: Vec<_> = files(&lab.path().join("results"))
-        .into_iter()
-        .filter(|p| p.ends_with("manifest.json"))
-        .collect();
+    let stored = lab.stored_manifests();
     assert_eq!(stored.len(), 1);
     assert!(
         stored[0].to_string_lossy().contains("suite=u/"),

@@ -798,14 +798,21 @@ mod tests {
     use super::{chart_ctx, draft, latency, sentence, Report, Scale};
     use crate::analysis::{Bar, TestFigures};
 
+    /// A drive's bar with only its headline figure.
+    fn bar(drive: &str, value: f64) -> Bar {
+        Bar {
+            drive: drive.into(),
+            drive_name: drive.into(),
+            value,
+            ..Bar::default()
+        }
+    }
+
     #[test]
     fn a_bar_tables_figure_column_names_its_quantity() {
         let bar = |drive: &str, us: f64| Bar {
-            drive: drive.into(),
-            drive_name: drive.into(),
-            value: us,
             lat_mean_us: us,
-            ..Bar::default()
+            ..bar(drive, us)
         };
         let f = TestFigures {
             test: "latency-write-4k".into(),
@@ -838,12 +845,6 @@ mod tests {
 
     #[test]
     fn a_drafted_sentence_reads_the_right_way_round_for_either_direction() {
-        let bar = |drive: &str, value: f64| Bar {
-            drive: drive.into(),
-            drive_name: drive.into(),
-            value,
-            ..Bar::default()
-        };
         let latency = TestFigures {
             metric: "lat_mean_us".into(),
             better: "lower".into(),

@@ -221,19 +221,21 @@ fn target_path(p: &crate::drive::PathTarget, lab_root: &Path) -> std::path::Path
 }
 
 /// What [`open`] would report about a drive's target, and the refusals it would make, with
-/// nothing created or written: a dry run's preflight. A file or block device is opened
-/// read-only; a simulated drive is built and dropped.
+/// nothing created or written: a run's preflight. A file or block device is opened
+/// read-only and only its report returned; a simulated drive touches nothing outside the
+/// process, so it is built and returned too, for the run to use.
 pub fn probe(
     spec: &DriveSpec,
     lab_root: &Path,
     writes: bool,
     destroy: &[String],
-) -> Result<TargetInfo> {
+) -> Result<(TargetInfo, Option<Box<dyn Target>>)> {
     match &spec.target {
         TargetSpec::Path(p) => {
             FileTarget::probe(&spec.id.0, &target_path(p, lab_root), p, writes, destroy)
+                .map(|info| (info, None))
         }
-        _ => Ok(open(spec, lab_root, writes, destroy)?.info().clone()),
+        _ => open(spec, lab_root, writes, destroy).map(|t| (t.info().clone(), Some(t))),
     }
 }
 

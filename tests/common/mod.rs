@@ -82,12 +82,17 @@ impl TestLab {
         target
     }
 
+    /// The manifests in the lab's results (paths under `results/`), one a stored job.
+    pub fn stored_manifests(&self) -> Vec<PathBuf> {
+        files(&self.path().join("results"))
+            .into_iter()
+            .filter(|p| p.ends_with("manifest.json"))
+            .collect()
+    }
+
     /// How many jobs have a manifest in the lab's results.
     pub fn stored_jobs(&self) -> usize {
-        files(&self.path().join("results"))
-            .iter()
-            .filter(|p| p.ends_with("manifest.json"))
-            .count()
+        self.stored_manifests().len()
     }
 
     /// Runs the roundup binary in this lab.
