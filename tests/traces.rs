@@ -387,6 +387,52 @@ fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
 }
 
 #[test]
+fn the_simulated_disk_reaches_a_far_read_while_near_ones_keep_coming() {
+    // 2,000 reads in the disk's first 64 MiB keep its queue full; the sixth read of the trace
+    // lies near its end. An elevator reaches it at the end of its sweep; nearest-first
+    // would leave it waiting until every near read was done.
+    let mut x: u64 = 2009;
+    let log = fio_log((0..2000u64).map(|i| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let offset = if i == 5 {
+            900_000_000_000 / 4096 * 4096
+        } else {
+            (x >> 33) % (64 << 20) / 4096 * 4096
+        };
+        (0, "read", offset, 4096)
+    }));
+    let lab = TestLab::new();
+    lab.write("traces/t.log", &log);
+    lab.write(
+        "suites/r.yaml",
+        &replay_suite(Path::new("traces/t.log"), ""),
+    );
+    let disk = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/samsung-spinpoint-f1-1tb.yaml"),
+    )
+    .unwrap();
+    lab.write("drives/samsung-spinpoint-f1-1tb.yaml", &disk);
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = replay_samples(&lab, "samsung-spinpoint-f1-1tb", "1AA01113");
+    let far = samples.iter().find(|s| s.offset > 1 << 30).unwrap();
+    let end = samples
+        .iter()
+        .map(|s| s.submit_ns + s.latency_ns)
+        .max()
+        .unwrap();
+    assert!(end > 5_000_000_000, "the near reads took {end} ns");
+    assert!(
+        far.latency_ns < 500_000_000,
+        "the far read waited {} ms of the {} ms the near ones took",
+        far.latency_ns / 1_000_000,
+        end / 1_000_000
+    );
+}
+
+#[test]
 fn a_timed_trim_waits_for_the_queue_to_drain_and_its_lateness_is_recorded() {
     // Eight 128 KiB writes due at once, a trim due 1 ms later, a read due at 1 s.
     let log = fio_log(

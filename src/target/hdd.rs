@@ -6,10 +6,10 @@
 //! less than a track-to-track seek), the rotational wait until the first sector comes under
 //! the head (the platter's angle is a function of time; a sector's angle of its position on
 //! its track), and the transfer at the zone's rate (outer tracks faster). Reads wait in the
-//! command queue and are served nearest first (NCQ); writes complete once in the cache and
-//! are destaged by an elevator when the head is free, or when a write needs room. After a
-//! read the head keeps reading ahead into the cache until the next operation. Nothing is
-//! looked up from expected results.
+//! command queue (NCQ) and are served in elevator order; writes complete once in the cache
+//! and are destaged by the same elevator when the head is free, or when a write needs room.
+//! After a read the head keeps reading ahead into the cache until the next operation.
+//! Nothing is looked up from expected results.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -112,7 +112,7 @@ pub struct HddSim {
     ra_limit: u64,
     /// Whether the head is reading ahead now (else `ra_limit` is where it stopped).
     ra_active: bool,
-    /// Elevator direction of destaging.
+    /// The elevator's direction: the head serves reads and destages in one sweep.
     upward: bool,
     /// Finished requests.
     done: Done,
@@ -192,9 +192,10 @@ impl HddSim {
         self.head_free
     }
 
-    /// One step of the head: the nearest read that has arrived; else, when it is free
-    /// before `until` or a write waits for room, a destage of the dirty extent next in the
-    /// elevator's direction; else idling to the next read's arrival before `until`.
+    /// One step of the head: the next read in the elevator's order (`next_read`); else,
+    /// when the head is free before `until` or a write waits for room, a destage of the
+    /// dirty extent next in the elevator's direction; else idling to the next read's
+    /// arrival before `until`.
     /// Returns whether anything happened.
     fn step(&mut self, until: u64) -> bool {
         let now = self.head_free;
@@ -202,15 +203,7 @@ impl HddSim {
         if now >= until && !blocked {
             return false;
         }
-        let nearest = (0..self.reads.len())
-            .filter(|&i| self.reads[i].arrived <= now)
-            .min_by_key(|&i| {
-                (
-                    self.reads[i].offset.abs_diff(self.head_pos),
-                    self.reads[i].seq,
-                )
-            });
-        if let Some(i) = nearest {
+        if let Some(i) = self.next_read(now) {
             let r = self.reads.swap_remove(i);
             let end = self.operate(now, r.offset, r.len);
             // Read ahead from here while nothing else needs the head.
@@ -270,6 +263,36 @@ impl HddSim {
             }
             _ => false,
         }
+    }
+
+    /// The read the head serves next, of those arrived by `now`: the nearest in the
+    /// elevator's direction, or, with none left that way, the nearest the other way (the
+    /// elevator turns). Every read is reached within a sweep of the disk each way, however
+    /// many keep arriving near the head (nearest-first would leave a far one waiting as
+    /// long as they do).
+    fn next_read(&mut self, now: u64) -> Option<usize> {
+        let pos = self.head_pos;
+        let (mut ahead, mut behind): (Option<usize>, Option<usize>) = (None, None);
+        for (i, r) in self.reads.iter().enumerate() {
+            if r.arrived > now {
+                continue;
+            }
+            let forward = if self.upward {
+                r.offset >= pos
+            } else {
+                r.offset <= pos
+            };
+            let best = if forward { &mut ahead } else { &mut behind };
+            let closer =
+                |b: &Waiting| (r.offset.abs_diff(pos), r.seq) < (b.offset.abs_diff(pos), b.seq);
+            if best.is_none_or(|b| closer(&self.reads[b])) {
+                *best = Some(i);
+            }
+        }
+        if ahead.is_none() && behind.is_some() {
+            self.upward = !self.upward;
+        }
+        ahead.or(behind)
     }
 
     fn add_dirty(&mut self, offset: u64, len: u64) {
