@@ -481,11 +481,18 @@ fn look_at(
 ) -> Option<Box<dyn Target>> {
     let spec = &lab.drives[&jobs[0].drive].spec;
     let writes = jobs.iter().any(|j| j.workload.writes());
-    let (info, target) = match target::probe(spec, &lab.root, writes, &opts.destroy_data) {
+    let probe = |writes| target::probe(spec, &lab.root, writes, &opts.destroy_data);
+    let (info, target) = match probe(writes) {
         Ok(probed) => probed,
-        Err(e) => {
-            problems.push(e.to_string());
-            return None;
+        Err(refused) => {
+            problems.push(refused.to_string());
+            // A target refused for writing (a device holding data, a file roundup did not
+            // create) is still described read-only, so that the same look finds whatever
+            // else would stop the run: the reviewer mends it all at once.
+            match probe(false) {
+                Ok(probed) if writes => probed,
+                _ => return None,
+            }
         }
     };
     if let Err(e) = resolve_firmware(spec, &info) {

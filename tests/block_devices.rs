@@ -136,6 +136,22 @@ fn filesystem_partition_table_and_mounts_guard_the_data() {
         "the message says how to allow it: {err}"
     );
     assert!(!lab.path().join("results").exists(), "nothing ran");
+    // The refused device is still looked at read-only: a test too large for it is reported
+    // in the same look, with the refusal.
+    lab.write(
+        "suites/big.yaml",
+        &TINY_SUITE
+            .replace("name: tiny", "name: big")
+            .replace("span: 16MiB", "span: 1GiB"),
+    );
+    let out = lab.roundup(&["run", "--dry-run", "--suite", "big"]);
+    let err = stderr(&out);
+    assert!(err.contains("it carries an ext2/3/4 filesystem"), "{err}");
+    assert!(
+        err.contains("suites/big.yaml:10:5: tests[0].span: expected at most the 64 MiB drive fs offers, found 1 GiB"),
+        "{err}"
+    );
+    fs::remove_file(lab.path().join("suites/big.yaml")).unwrap();
     // Reads are allowed.
     let out = lab.roundup(&["run", "--test", "sequential-read-128k"]);
     assert!(out.status.success(), "{}", stderr(&out));
