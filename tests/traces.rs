@@ -121,6 +121,73 @@ fn exports_read_back_the_same_requests() {
 }
 
 #[test]
+fn a_parquet_trace_is_checked_as_a_text_trace_is() {
+    // Written by another tool: a read of no bytes (which a simulated drive would wait on
+    // for ever), a request past 2^64 bytes, times out of order: each refused at its row.
+    let dir = tempfile::tempdir().unwrap();
+    let request = |time_ns, offset, len| roundup::trace::TraceRequest {
+        time_ns,
+        op: TraceOp::Read,
+        offset,
+        len,
+        complete_ns: None,
+        qd: None,
+        process: None,
+    };
+    for (requests, expected) in [
+        (
+            vec![request(0, 0, 4096), request(1, 4096, 0)],
+            "row 1: expected a request size above zero, found 0",
+        ),
+        (
+            vec![request(0, u64::MAX - 100, 4096)],
+            "row 0: expected a request that ends below 2^64 bytes",
+        ),
+        (
+            vec![request(5, 0, 4096), request(1, 0, 4096)],
+            "row 1: time goes backwards",
+        ),
+    ] {
+        let t = roundup::trace::Trace {
+            requests,
+            format: Format::Roundup,
+            skipped: 0,
+            devices: Vec::new(),
+        };
+        let p = dir.path().join("t.parquet");
+        roundup::store::write_trace(&t, &p).unwrap();
+        let e = import_file(&p, &ImportOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(expected), "{e}");
+    }
+    // `trace convert` writes Parquet where the output is named so, unless told otherwise.
+    let lab = TestLab::new();
+    lab.write(
+        "t.log",
+        &fio_log([(0, "read", 0, 4096), (1, "write", 8192, 4096)]),
+    );
+    for (out, args, parquet) in [
+        ("t.parquet", &[][..], true),
+        ("t.iolog", &[][..], false),
+        ("u.parquet", &["--to", "fio"][..], false),
+    ] {
+        let (input, output) = (lab.path().join("t.log"), lab.path().join(out));
+        let mut cmd = vec![
+            "trace",
+            "convert",
+            input.to_str().unwrap(),
+            output.to_str().unwrap(),
+        ];
+        cmd.extend_from_slice(args);
+        let o = lab.roundup(&cmd);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let bytes = std::fs::read(&output).unwrap();
+        assert_eq!(bytes.starts_with(b"PAR1"), parquet, "{out} {args:?}");
+    }
+}
+
+#[test]
 fn trace_commands_and_their_errors() {
     let lab = TestLab::new();
     lab.write(

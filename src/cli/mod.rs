@@ -202,7 +202,6 @@ enum TraceCommand {
         json: bool,
     },
     /// Convert a trace to fio's iolog v3 (replayable with fio --read_iolog) or to roundup's
-
     /// own Parquet trace file.
     Convert {
         /// The trace file.
@@ -211,9 +210,10 @@ enum TraceCommand {
         out: PathBuf,
         #[command(flatten)]
         import: ImportArgs,
-        /// fio (iolog v3) or roundup (Parquet).
-        #[arg(long, default_value = "fio")]
-        to: String,
+        /// fio (iolog v3) or roundup (Parquet); when left out, roundup for an OUT named
+        /// `.parquet`, else fio.
+        #[arg(long)]
+        to: Option<String>,
         /// For fio: the device or file the iolog replays on.
         #[arg(long, default_value = "/dev/sdX")]
         device: String,

@@ -65,6 +65,12 @@ fn print_stats(name: &str, s: &roundup::trace::TraceStats, json: bool) -> Result
     Ok(())
 }
 
+/// Whether `out` is named as a Parquet file: roundup's own trace format is written there.
+fn is_parquet(out: &Path) -> bool {
+    out.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+}
+
 fn write_trace(
     t: &roundup::trace::Trace,
     out: &Path,
@@ -107,12 +113,7 @@ pub(super) fn run(cmd: &TraceCommand, lab: &Path) -> Result<()> {
             let p = roundup::trace::load_profile(root, profile)?;
             let t = roundup::trace::generate(&p, *seed);
             if let Some(out) = out {
-                write_trace(
-                    &t,
-                    out,
-                    out.extension().is_some_and(|e| e == "parquet"),
-                    device,
-                )?;
+                write_trace(&t, out, is_parquet(out), device)?;
             }
             print_stats(
                 &format!("{} (seed {seed})", p.title),
@@ -137,11 +138,14 @@ pub(super) fn run(cmd: &TraceCommand, lab: &Path) -> Result<()> {
                     out.display()
                 );
             }
+            let to_roundup = match to.as_deref() {
+                None => is_parquet(out),
+                Some("roundup") => true,
+                Some("fio") => false,
+                Some(other) => bail!("--to: expected fio or roundup, found {other:?}"),
+            };
             let t = import.load(file)?;
-            match to.as_str() {
-                "fio" | "roundup" => write_trace(&t, out, to == "roundup", device),
-                other => bail!("--to: expected fio or roundup, found {other:?}"),
-            }
+            write_trace(&t, out, to_roundup, device)
         }
     }
 }

@@ -104,10 +104,10 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
         .u32()
         .map_err(|e| bad(e.to_string()))?
         .clone();
-    let mut requests = Vec::with_capacity(df.height());
+    let mut requests: Vec<TraceRequest> = Vec::with_capacity(df.height());
     for i in 0..df.height() {
         let word = op.get(i).unwrap_or("");
-        requests.push(TraceRequest {
+        let r = TraceRequest {
             time_ns: time
                 .get(i)
                 .ok_or_else(|| bad(format!("row {i}: no time")))?,
@@ -122,7 +122,11 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
             complete_ns: done.get(i),
             qd: qd.get(i),
             process: process.get(i),
-        });
+        };
+        let previous = requests.last().map_or(0, |p| p.time_ns);
+        r.check(previous)
+            .map_err(|m| bad(format!("row {i}: {m}")))?;
+        requests.push(r);
     }
     Ok(Trace {
         requests,

@@ -346,11 +346,8 @@ impl Collector<'_> {
     ) -> Result<()> {
         match parsed {
             Ok(Some(r)) => {
-                if r.len == 0 && r.op != TraceOp::Flush {
-                    return self.bad(line, "expected a request size above zero, found 0".into());
-                }
-                if r.time_ns < self.last_time {
-                    return self.bad(line, format!("time goes backwards: {} ns after {} ns (a trace must be in issue order)", r.time_ns, self.last_time));
+                if let Err(m) = r.check(self.last_time) {
+                    return self.bad(line, m);
                 }
                 self.last_time = r.time_ns;
                 self.out.push(r);
@@ -620,6 +617,20 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
         r.complete_ns = r.complete_ns.map(|t| t.saturating_sub(t0));
     }
     let devices = c.lay_out_devices();
+    if let Some(last) = devices.last() {
+        if last.base.checked_add(last.extent).is_none() {
+            return Err(InputError::new(
+                file,
+                "",
+                format!(
+                    "expected devices that fit one after another below 2^64 bytes; device {} \
+                     starts at {} and spans {} bytes",
+                    last.name, last.base, last.extent
+                ),
+            )
+            .into());
+        }
+    }
     Ok(Trace {
         requests: c.out,
         format,
@@ -851,6 +862,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains(":1:") && e.contains("LBA"), "{e}");
+        // Devices that each fit but do not fit one after another: an error, not offsets
+        // stuck at the top of the address space.
+        let e = imp("0 0 35000000000000000 8 1\n1 1 35000000000000000 8 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("expected devices that fit one after another below 2^64 bytes"),
+            "{e}"
+        );
         // One device: nothing moves.
         let t = imp("0 3 8 8 1\n1 3 16 8 1\n").unwrap();
         assert!(t.devices.is_empty());
@@ -899,6 +919,14 @@ mod tests {
         assert!(e.starts_with("t.trace:2: time goes backwards"), "{e}");
         let e = imp("0.0 0 1 0 1\n").unwrap_err().to_string();
         assert_eq!(e, "t.trace:1: expected a request size above zero, found 0");
+        // A request past the end of a 64-bit offset is refused, not wrapped round to zero.
+        let e = imp("fio version 3 iolog\n0 t add\n0 t open\n0 t read 18446744073709551615 4096\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "t.trace:4: expected a request that ends below 2^64 bytes, found 4096 bytes at offset 18446744073709551615"
+        );
         let e = imp("0,1,512,r,-1\n").unwrap_err().to_string();
         assert!(e.contains("negative"), "{e}");
         // The field is quoted as the file has it.

@@ -73,6 +73,30 @@ pub struct TraceRequest {
     pub process: Option<u32>,
 }
 
+impl TraceRequest {
+    /// Why this request cannot be played after one issued at `previous_ns`, if it cannot:
+    /// a read, write or trim of no bytes, one that ends past 2^64 bytes, or one issued
+    /// before the request before it. Every importer checks each request with it.
+    pub fn check(&self, previous_ns: u64) -> std::result::Result<(), String> {
+        if self.len == 0 && self.op != TraceOp::Flush {
+            return Err("expected a request size above zero, found 0".into());
+        }
+        if self.offset.checked_add(self.len as u64).is_none() {
+            return Err(format!(
+                "expected a request that ends below 2^64 bytes, found {} bytes at offset {}",
+                self.len, self.offset
+            ));
+        }
+        if self.time_ns < previous_ns {
+            return Err(format!(
+                "time goes backwards: {} ns after {previous_ns} ns (a trace must be in issue order)",
+                self.time_ns
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A trace: requests in issue order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trace {
