@@ -489,8 +489,8 @@ fn look_at(
             // A target refused for writing (a device holding data, a file roundup did not
             // create) is still described read-only, so that the same look finds whatever
             // else would stop the run: the reviewer mends it all at once.
-            match probe(false) {
-                Ok(probed) if writes => probed,
+            match writes.then(|| probe(false)) {
+                Some(Ok(probed)) => probed,
                 _ => return None,
             }
         }
