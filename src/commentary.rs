@@ -13,6 +13,7 @@ use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
 
 use crate::error::InputError;
 use crate::lab::{sha256_hex, Loaded};
+use crate::render::SlotPlan;
 
 /// One page's commentary.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -40,6 +41,26 @@ impl Commentary {
     /// The slot with id `id`.
     pub fn slot(&self, id: &str) -> Option<&Slot> {
         self.slots.iter().find(|s| s.id == id)
+    }
+
+    /// The slots written against other figures than their charts show now (`plans`, the
+    /// page's charts), in file order, each with its chart's plan.
+    pub fn stale<'a>(&'a self, plans: &'a [SlotPlan]) -> Vec<(&'a Slot, &'a SlotPlan)> {
+        self.slots
+            .iter()
+            .filter_map(|s| {
+                let plan = plans.iter().find(|p| p.id == s.id)?;
+                s.is_stale(&plan.fingerprint).then_some((s, plan))
+            })
+            .collect()
+    }
+}
+
+impl Slot {
+    /// Whether the slot was written against other figures than those of `fingerprint`
+    /// (a slot that records none is never stale: nothing says what it was written for).
+    pub fn is_stale(&self, fingerprint: &str) -> bool {
+        self.fingerprint.as_ref().is_some_and(|f| f != fingerprint)
     }
 }
 
@@ -236,7 +257,7 @@ fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
 pub fn merge(
     existing: Option<&Commentary>,
     text: &str,
-    slots: &[crate::render::SlotPlan],
+    slots: &[SlotPlan],
 ) -> (String, Vec<String>) {
     let mut out = text.trim_end().to_string();
     let mut added = Vec::new();
@@ -255,6 +276,70 @@ pub fn merge(
     }
     out.push('\n');
     (out, added)
+}
+
+/// The text of a commentary file with the fingerprint of each slot named in `now` (slot id
+/// → the fingerprint of its chart's figures) set to it: the reviewer has re-read the slot
+/// and its words hold for the figures the chart shows now. The `<!-- figures: -->` line
+/// after the slot's heading is replaced, or added under the heading where there is none;
+/// every other byte stays as it is. Returns the new text and the ids whose fingerprint
+/// changed.
+pub fn accept(text: &str, now: &BTreeMap<&str, &str>) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut changed = Vec::new();
+    let mut in_fence = false;
+    // After the heading of a slot in `now`: its fingerprint, the line ending to write it
+    // with, and the blank lines seen since the heading (where parse still takes one).
+    let mut pending: Option<(&str, &str, String)> = None;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if let Some((fp, eol, blanks)) = pending.as_mut() {
+            if body.trim().is_empty() {
+                blanks.push_str(line);
+                continue;
+            }
+            let (fp, eol, blanks) = (*fp, *eol, std::mem::take(blanks));
+            pending = None;
+            let old = body
+                .trim()
+                .strip_prefix("<!-- figures:")
+                .and_then(|r| r.strip_suffix("-->"))
+                .map(str::trim);
+            match old {
+                Some(old) => {
+                    out.push_str(&blanks);
+                    out.push_str(&format!("<!-- figures: {fp} -->"));
+                    out.push_str(&line[body.len()..]);
+                    if old == fp {
+                        changed.pop();
+                    }
+                    continue;
+                }
+                None => {
+                    out.push_str(&format!("<!-- figures: {fp} -->{eol}"));
+                    out.push_str(&blanks);
+                }
+            }
+        }
+        if body.trim_start().starts_with("```") || body.trim_start().starts_with("~~~") {
+            in_fence = !in_fence;
+        }
+        out.push_str(line);
+        let heading = (!in_fence).then(|| body.strip_prefix("## ")).flatten();
+        if let Some((id, fp)) = heading.and_then(|h| now.get_key_value(h.trim())) {
+            let eol = if line.ends_with("\r\n") { "\r\n" } else { "\n" };
+            if !line.ends_with('\n') {
+                out.push_str(eol);
+            }
+            changed.push(id.to_string());
+            pending = Some((fp, eol, String::new()));
+        }
+    }
+    if let Some((fp, eol, blanks)) = pending {
+        out.push_str(&format!("<!-- figures: {fp} -->{eol}"));
+        out.push_str(&blanks);
+    }
+    (out, changed)
 }
 
 #[cfg(test)]
@@ -279,6 +364,44 @@ mod tests {
         assert_eq!(e.len(), 2);
         assert_eq!(e[0].to_string(), "c.md:1:4: slot: expected a slot id (lowercase letters, digits, '-', '_', '.') after '## ', found \"Bad Id\"");
         assert_eq!(e[1].line, 4);
+    }
+
+    #[test]
+    fn accepting_changes_only_the_fingerprint_lines() {
+        // CRLF lines, a blank line before a fingerprint, a slot without one, a heading
+        // inside a code block, a last heading without a line end.
+        let text = "Intro.\r\n\r\n## a.base\r\n\r\n<!-- figures: 0011 -->\r\nWords **kept**.\r\n\
+                    ## b.base\nNo fingerprint yet.\n```\n## a.base\n```\n\
+                    ## c.base\n<!-- figures: 99 -->\nSame.\n## d.base";
+        let now = BTreeMap::from([
+            ("a.base", "aaaa"),
+            ("b.base", "bbbb"),
+            ("c.base", "99"),
+            ("d.base", "dd"),
+        ]);
+        let (out, changed) = accept(text, &now);
+        assert_eq!(
+            out,
+            "Intro.\r\n\r\n## a.base\r\n\r\n<!-- figures: aaaa -->\r\nWords **kept**.\r\n\
+             ## b.base\n<!-- figures: bbbb -->\nNo fingerprint yet.\n```\n## a.base\n```\n\
+             ## c.base\n<!-- figures: 99 -->\nSame.\n## d.base\n<!-- figures: dd -->\n"
+        );
+        assert_eq!(
+            changed,
+            ["a.base", "b.base", "d.base"],
+            "c.base had these figures"
+        );
+        let (before, after) = (
+            parse(Path::new("c.md"), text).unwrap(),
+            parse(Path::new("c.md"), &out).unwrap(),
+        );
+        for (b, a) in before.slots.iter().zip(&after.slots) {
+            assert_eq!((&b.id, &b.text), (&a.id, &a.text));
+            assert_eq!(a.fingerprint.as_deref(), now.get(a.id.as_str()).copied());
+        }
+        // Slots not named are left alone, stale or not.
+        let (same, none) = accept(text, &BTreeMap::from([("z.base", "00")]));
+        assert_eq!((same.as_str(), none.len()), (text, 0));
     }
 
     #[test]

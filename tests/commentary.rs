@@ -82,10 +82,10 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     let out = lab.roundup(&["render", "--verbose"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
-    // One line a page, naming its stale slots.
+    // One line a page, naming its stale slots (with --verbose).
     assert!(
         err.lines().any(|l| l.starts_with(
-            "stale: suites/tiny: 7 slots were written against other figures: random-write-4k.data.all, random-write-4k.data-compressible,"
+            "stale: suites/tiny: 7 slots written against other figures: random-write-4k.data.all, random-write-4k.data-compressible,"
         )),
         "{err}"
     );
@@ -135,6 +135,78 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         fs::read_to_string(&path).unwrap(),
         edited,
         "the commentary file is untouched"
+    );
+
+    // The reviewer asks where the stale slots are, re-reads their own and accepts it: only
+    // its fingerprint line changes. Then the rest.
+    let out = lab.roundup(&["commentary", "stale", "suites/tiny"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = stdout(&out);
+    let line = 1 + edited
+        .lines()
+        .position(|l| l == "## random-write-4k.data-compressible")
+        .unwrap();
+    assert!(
+        listed.contains(&format!(
+            "commentary/suites/tiny.md:{line}: random-write-4k.data-compressible\n    now: The Acme "
+        )),
+        "where it is and what the figures say now: {listed}"
+    );
+    assert!(listed.contains("7 stale slots on 1 page"), "{listed}");
+    let out = lab.roundup(&[
+        "commentary",
+        "accept",
+        "suites/tiny",
+        "random-write-4k.data-compressible",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "commentary/suites/tiny.md: 1 slot now records the figures shown: \
+             random-write-4k.data-compressible"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let accepted = fs::read_to_string(&path).unwrap();
+    let changed: Vec<(&str, &str)> = edited
+        .lines()
+        .zip(accepted.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(edited.lines().count(), accepted.lines().count());
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(
+        edited.lines().nth(line),
+        Some(changed[0].0),
+        "the line under the heading"
+    );
+    assert!(changed[0].1.starts_with("<!-- figures: "), "{changed:?}");
+    let err = stderr(&lab.roundup(&["render"]));
+    assert!(
+        err.contains("stale: suites/tiny: 6 slots written against other figures\n")
+            && err.contains("`roundup commentary stale` lists them"),
+        "{err}"
+    );
+    let out = lab.roundup(&["commentary", "accept", "suites/tiny"]);
+    assert!(
+        stdout(&out).contains("commentary/suites/tiny.md: 6 slots now record the figures shown"),
+        "{}",
+        stdout(&out)
+    );
+    let out = lab.roundup(&["render"]);
+    assert!(
+        !stderr(&out).contains("stale: suites/tiny"),
+        "{}",
+        stderr(&out)
+    );
+    let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
+    assert!(page.contains("<strong>four times</strong>") && !page.contains("commentary stale"));
+    let out = lab.roundup(&["commentary", "stale", "suites/tiny"]);
+    assert!(
+        stdout(&out).starts_with("no stale slots"),
+        "{}",
+        stdout(&out)
     );
 
     // Beta's firmware history: each test under B1 and under B2, side by side.

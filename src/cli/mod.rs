@@ -16,7 +16,7 @@ use roundup::plan::{self, Selection};
 use roundup::run::{self, RunOptions};
 use roundup::target::EngineChoice;
 use roundup::units::Counted;
-use roundup::{render, store, Error};
+use roundup::{render, Error};
 
 /// `println!` that returns an error when standard output cannot be written (a full disk)
 /// instead of panicking; a closed pipe ends the process quietly (see `main`).
@@ -27,6 +27,7 @@ macro_rules! outln {
     };
 }
 
+mod commentary;
 mod progress;
 mod tables;
 mod trace;
@@ -164,6 +165,26 @@ enum CommentaryCommand {
         /// A page id such as suites/demo, drives/ocz-vertex-120 or
         /// compare/ocz-vertex-120-vs-intel-x25m-g2-160.
         page: Option<String>,
+        #[command(flatten)]
+        compare: CompareArgs,
+    },
+    /// List the slots written against other figures than their charts show now (after a
+    /// re-run, say), each with where it is and a sentence drafted from the figures now.
+    Stale {
+        /// A page id; every page when none is named.
+        page: Option<String>,
+        #[command(flatten)]
+        compare: CompareArgs,
+    },
+    /// Record that slots, re-read, hold for the figures their charts show now: their
+    /// fingerprints are set to those figures and their words left as they are. Every stale
+    /// slot of PAGE (of every page when none is named), or only the SLOTs named.
+    Accept {
+        /// A page id; every page when none is named.
+        page: Option<String>,
+        /// Slot ids of the page (`## SLOT` in its file).
+        #[arg(requires = "page")]
+        slots: Vec<String>,
         #[command(flatten)]
         compare: CompareArgs,
     },
@@ -348,8 +369,16 @@ fn dispatch(cli: &Cli) -> Result<()> {
         }
         Command::Trace(t) => trace::run(t, &cli.lab),
         Command::Commentary(CommentaryCommand::Init { page, compare }) => {
-            commentary_init(&cli.lab, page.as_deref(), compare)
+            commentary::init(&cli.lab, page.as_deref(), compare)
         }
+        Command::Commentary(CommentaryCommand::Stale { page, compare }) => {
+            commentary::stale(&cli.lab, page.as_deref(), compare)
+        }
+        Command::Commentary(CommentaryCommand::Accept {
+            page,
+            slots,
+            compare,
+        }) => commentary::accept(&cli.lab, page.as_deref(), slots, compare),
 
         Command::Run {
             select,
@@ -423,7 +452,8 @@ fn dispatch(cli: &Cli) -> Result<()> {
 }
 
 /// Renders the site and says what changed: every page written or removed, and the charts
-/// too with `verbose` (counted otherwise: a re-run drive redraws hundreds).
+/// too with `verbose` (counted otherwise: a re-run drive redraws hundreds); the stale slots
+/// counted by page (named with `verbose`).
 fn do_render(lab: &Lab, opts: &render::Options, verbose: bool) -> Result<()> {
     let report = render::render(lab, opts)?;
     for p in &report.problems {
@@ -433,22 +463,27 @@ fn do_render(lab: &Lab, opts: &render::Options, verbose: bool) -> Result<()> {
         eprintln!("warning: {s}");
     }
     // One line a page: `commentary init` drafts a slot for every chart, and one drive's
-    // new figures can make hundreds stale.
+    // new figures can make hundreds stale; `commentary stale` says where each is.
     let mut stale = report.stale_slots.clone();
     stale.sort_by(|a, b| a.0.cmp(&b.0));
     for run in stale.chunk_by(|a, b| a.0 == b.0) {
-        let page = &run[0].0;
-        match run {
-            [(_, one)] => eprintln!("stale: {page}: slot {one} was written against other figures"),
-            many => eprintln!(
-                "stale: {page}: {} slots were written against other figures: {}",
-                many.len(),
-                many.iter()
-                    .map(|(_, s)| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
+        let ids = run.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>();
+        let (page, many) = (&run[0].0, ids.len() > 1);
+        eprintln!(
+            "stale: {page}: {} written against other figures{}",
+            Counted(ids.len(), "slot"),
+            if verbose || !many {
+                format!(": {}", ids.join(", "))
+            } else {
+                String::new()
+            }
+        );
+    }
+    if !stale.is_empty() {
+        eprintln!(
+            "stale: `roundup commentary stale` lists them with the figures now; \
+             `roundup commentary accept PAGE [SLOT]...` records those you have re-read"
+        );
     }
     let chart = |p: &&std::path::PathBuf| !verbose && p.starts_with("charts");
     let (charts_written, charts_removed) = (
@@ -474,36 +509,5 @@ fn do_render(lab: &Lab, opts: &render::Options, verbose: bool) -> Result<()> {
         report.removed.len(),
         lab.site_dir().display()
     );
-    Ok(())
-}
-
-fn commentary_init(lab_dir: &Path, only: Option<&str>, compare: &CompareArgs) -> Result<()> {
-    let lab = load(lab_dir)?;
-    let plans = render::slot_plans(&lab, &compare.options(&lab)?)?;
-    if let Some(p) = only {
-        if !plans.contains_key(p) {
-            let known: Vec<&str> = plans.keys().map(String::as_str).collect();
-            bail!("no page {p:?} with results; pages: {}", known.join(", "));
-        }
-    }
-    for (page, slots) in plans
-        .iter()
-        .filter(|(p, _)| only.is_none_or(|o| o == p.as_str()))
-    {
-        let path = lab.root.join("commentary").join(format!("{page}.md"));
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let existing = lab.commentary.get(page).map(|c| &c.spec);
-        let (new_text, added) = roundup::commentary::merge(existing, &text, slots);
-        if added.is_empty() {
-            outln!("commentary/{page}.md: all {} slots present", slots.len());
-            continue;
-        }
-        store::write_atomic(&path, new_text.as_bytes())?;
-        outln!(
-            "commentary/{page}.md: added {} of {} slots",
-            added.len(),
-            slots.len()
-        );
-    }
     Ok(())
 }

@@ -494,7 +494,7 @@ fn slot_text(
     page: &str,
 ) -> (Option<String>, bool) {
     let slot = notes.and_then(|c| c.slot(slot_id));
-    let stale = slot.is_some_and(|s| s.fingerprint.as_ref().is_some_and(|f| f != fingerprint));
+    let stale = slot.is_some_and(|s| s.is_stale(fingerprint));
     if stale {
         report
             .stale_slots
