@@ -543,6 +543,78 @@ fn drive_slots<'a>(
         .map(move |f| (format!("{suite}.{}", f.slot_id()), f))
 }
 
+/// One drive's figure before and after a change (two variants, two firmwares, the first
+/// repeat and the last), for [`changes_draft`].
+pub(super) struct Change<'a> {
+    /// Drive id.
+    pub drive: &'a str,
+    /// Drive as the site names it.
+    pub name: &'a str,
+    /// The figure before.
+    pub from: f64,
+    /// The figure after.
+    pub to: f64,
+}
+
+/// Up to this many drives, a change's draft names every one.
+const NAMED_CHANGES: usize = 4;
+/// A change of less than this many percent is told as a count, not drive by drive.
+const STEADY_PCT: f64 = 5.0;
+
+/// A first sentence about a change, `lead` saying from what to what (`compressible to
+/// incompressible`): each drive's change in chart order when there are few; with more,
+/// the drives that moved by 5% or more, the largest change first, and how many stayed
+/// within 5%; on a review page (`drive`) the reviewed drive's own change first. Drives
+/// without a figure to compare (none before) are left out.
+pub(super) fn changes_draft(lead: &str, changes: &[Change], drive: Option<&str>) -> String {
+    let moves: Vec<(&Change, f64)> = changes
+        .iter()
+        .filter_map(|c| Some((c, chart::percent(c.from, c.to)?)))
+        .collect();
+    let told = |(c, pct): &(&Change, f64)| format!("the {} {pct:+.0}%", c.name);
+    if moves.len() <= NAMED_CHANGES {
+        let all: Vec<String> = moves.iter().map(told).collect();
+        return format!("From {lead}: {}.", all.join(", "));
+    }
+    let mut moved: Vec<&(&Change, f64)> = moves
+        .iter()
+        .filter(|(_, pct)| pct.abs() >= STEADY_PCT)
+        .collect();
+    // The largest first; equal ones in chart order (the sort is stable).
+    moved.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    let steady = moves.len() - moved.len();
+    let summary = if moved.is_empty() {
+        let (lo, hi) = moves.iter().fold((f64::MAX, f64::MIN), |(lo, hi), (_, p)| {
+            (lo.min(*p), hi.max(*p))
+        });
+        format!(
+            "all {} drives within {STEADY_PCT}% ({lo:+.0}% to {hi:+.0}%)",
+            moves.len()
+        )
+    } else {
+        let named: Vec<String> = moved.iter().take(NAMED_CHANGES).map(|m| told(m)).collect();
+        let mut s = named.join(", ");
+        if moved.len() > NAMED_CHANGES {
+            s.push_str(&format!(
+                ", and {} more by {STEADY_PCT}% or more",
+                moved.len() - NAMED_CHANGES
+            ));
+        }
+        if steady > 0 {
+            s.push_str(&format!("; the other {steady} within {STEADY_PCT}%"));
+        }
+        s
+    };
+    match drive.and_then(|d| moves.iter().find(|(c, _)| c.drive == d)) {
+        Some(own) => format!(
+            "From {lead}: {}. Of the {} drives, {summary}.",
+            told(own),
+            moves.len()
+        ),
+        None => format!("From {lead}: {summary}."),
+    }
+}
+
 /// A first sentence about a chart: who leads and by how much, and, on a review page, where
 /// the reviewed drive stands. A ratio is always the larger figure over the smaller, so a
 /// lower-is-better chart (latency) says how many times as long the others take.
@@ -795,7 +867,7 @@ fn remove_stale(
 
 #[cfg(test)]
 mod tests {
-    use super::{chart_ctx, draft, latency, sentence, Report, Scale};
+    use super::{changes_draft, chart_ctx, draft, latency, sentence, Change, Report, Scale};
     use crate::analysis::{Bar, TestFigures};
 
     /// A drive's bar with only its headline figure.
@@ -867,6 +939,57 @@ mod tests {
             draft(&throughput, Some("x25m")),
             "The vertex3 leads at 241 MB/s, 8033× the core (0.030 MB/s). \
              The x25m ranks 2 of 3 at 28.8 MB/s, 12.0% of the leader."
+        );
+    }
+
+    #[test]
+    fn a_change_draft_names_few_drives_and_sums_up_many() {
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
+        let changes = |to: &[f64]| -> Vec<Change<'static>> {
+            names
+                .iter()
+                .zip(to)
+                .map(|(n, &to)| Change {
+                    drive: n,
+                    name: n,
+                    from: 100.0,
+                    to,
+                })
+                .collect()
+        };
+        let few = changes(&[150.0, 99.0, 0.0]);
+        assert_eq!(
+            changes_draft("x to y", &few, None),
+            "From x to y: the a +50%, the b -1%, the c -100%."
+        );
+        // Past four drives: the moves of 5% or more, largest first, and a count of the rest.
+        let many = changes(&[101.0, 40.0, 97.0, 120.0, 100.0, 95.0, 180.0, 103.0]);
+        assert_eq!(
+            changes_draft("x to y", &many, None),
+            "From x to y: the g +80%, the b -60%, the d +20%, the f -5%; the other 4 within 5%."
+        );
+        assert_eq!(
+            changes_draft("x to y", &many, Some("h")),
+            "From x to y: the h +3%. Of the 8 drives, the g +80%, the b -60%, the d +20%, \
+             the f -5%; the other 4 within 5%."
+        );
+        let more = changes(&[110.0, 120.0, 130.0, 140.0, 150.0, 160.0, 101.0, 100.0]);
+        assert_eq!(
+            changes_draft("x to y", &more, None),
+            "From x to y: the f +60%, the e +50%, the d +40%, the c +30%, and 2 more by 5% or \
+             more; the other 2 within 5%."
+        );
+        let steady = changes(&[101.0, 98.0, 100.0, 104.0, 100.0]);
+        assert_eq!(
+            changes_draft("x to y", &steady, None),
+            "From x to y: all 5 drives within 5% (-2% to +4%)."
+        );
+        // A drive with nothing before has no change to tell.
+        let mut none = changes(&[101.0, 98.0]);
+        none[0].from = 0.0;
+        assert_eq!(
+            changes_draft("x to y", &none, Some("a")),
+            "From x to y: the b -2%."
         );
     }
 

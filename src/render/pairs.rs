@@ -2,7 +2,10 @@
 //! incompressible data, 4 KiB and 512 B alignment, two firmwares) and their paired charts.
 
 use super::chart::{percent_change, PairChart, PairItem};
-use super::{chart_href, direction, fingerprint, slot_text, ChartCtx, PairRow, Report, Scale};
+use super::{
+    changes_draft, chart_href, direction, fingerprint, slot_text, Change, ChartCtx, PairRow,
+    Report, Scale,
+};
 use crate::analysis::TestFigures;
 use crate::commentary::Commentary;
 use crate::error::{Error, Result};
@@ -215,18 +218,22 @@ pub(super) fn pair_ctx(
         png_href: chart_href(page, &p.id, "png"),
         csv: None,
         csv_href: None,
-        draft: pair_draft(p),
+        draft: pair_draft(p, highlight),
     })
 }
 
-/// A first sentence about a pair: each drive's change from the first variant to the second.
-fn pair_draft(p: &Pair) -> String {
+/// A first sentence about a pair: the drives' changes from the first variant to the second.
+fn pair_draft(p: &Pair, drive: Option<&str>) -> String {
     let (la, lb) = &p.labels;
-    let changes: Vec<String> = p
+    let changes: Vec<Change> = p
         .matched()
         .into_iter()
-        .filter(|(x, _)| x.value > 0.0)
-        .map(|(x, y)| format!("the {} {}", x.drive_name, percent_change(x.value, y.value)))
+        .map(|(x, y)| Change {
+            drive: &x.drive,
+            name: &x.drive_name,
+            from: x.value,
+            to: y.value,
+        })
         .collect();
-    format!("From {la} to {lb}: {}.", changes.join(", "))
+    changes_draft(&format!("{la} to {lb}"), &changes, drive)
 }

@@ -8,7 +8,8 @@ use crate::units::figure;
 
 use super::chart::{percent_change, LineChart, Mark, Series, BAR, HIGHLIGHT};
 use super::{
-    csv_field, direction, latency, test_title, ChartCtx, Figure, Report, Scale, TableCtx, TableRow,
+    changes_draft, csv_field, direction, latency, test_title, Change, ChartCtx, Figure, Report,
+    Scale, TableCtx, TableRow,
 };
 
 /// A line chart with its table, its CSV (every plotted point) and its commentary slot.
@@ -485,19 +486,20 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
             ));
         }
     }
-    let changes: Vec<String> = f
+    let changes: Vec<Change> = f
         .bars
         .iter()
-        .filter(|b| b.per_repeat.len() > 1)
-        .map(|b| {
-            format!(
-                "the {} {}",
-                b.drive_name,
-                percent_change(b.per_repeat[0], b.per_repeat[b.per_repeat.len() - 1])
-            )
+        .filter_map(|b| match b.per_repeat.as_slice() {
+            [first, .., last] => Some(Change {
+                drive: &b.drive,
+                name: &b.drive_name,
+                from: *first,
+                to: *last,
+            }),
+            _ => None,
         })
         .collect();
-    let draft = format!("From the first repeat to the last: {}.", changes.join(", "));
+    let draft = changes_draft("the first repeat to the last", &changes, highlight);
     Line {
         chart: LineChart {
             id: slot.to_string(),

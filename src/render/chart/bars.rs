@@ -208,13 +208,17 @@ impl BarChart {
 
 /// The change from `a` to `b` in percent, signed: `+12%`, `-3%`; `–` when `a` is not above zero.
 pub fn percent_change(a: f64, b: f64) -> String {
-    if a > 0.0 && b.is_finite() {
-        // Rounded first, so a change that rounds to nothing reads +0%, never -0%.
-        let pct = ((b / a - 1.0) * 100.0).round() + 0.0;
-        format!("{pct:+.0}%")
-    } else {
-        "–".into()
+    match percent(a, b) {
+        Some(pct) => format!("{pct:+.0}%"),
+        None => "–".into(),
     }
+}
+
+/// The change from `a` to `b` in whole percent, as [`percent_change`] writes it; None where
+/// there is none to give (`a` not above zero, `b` not a figure).
+pub fn percent(a: f64, b: f64) -> Option<f64> {
+    // Rounded first, so a change that rounds to nothing reads +0%, never -0%.
+    (a > 0.0 && b.is_finite()).then(|| ((b / a - 1.0) * 100.0).round() + 0.0)
 }
 
 /// One drive's pair of figures.

@@ -8,7 +8,7 @@ mod bars;
 mod lines;
 mod png;
 
-pub use bars::{percent_change, BarChart, BarItem, PairChart, PairItem};
+pub use bars::{percent, percent_change, BarChart, BarItem, PairChart, PairItem};
 pub use lines::{LineChart, Mark, Series};
 pub use png::{to_png, PNG_WIDTH};
 
