@@ -130,6 +130,12 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         page.contains("class=\"commentary stale\""),
         "and marked stale"
     );
+    assert!(
+        page.replace("&#x2F;", "/").contains(
+            "<code>roundup commentary accept suites/tiny random-write-4k.data-compressible</code>"
+        ),
+        "with how to clear it"
+    );
     assert!(page.contains("B2"), "the new firmware is shown");
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
