@@ -182,6 +182,14 @@ pub struct SsdSpec {
     /// no host command until the victim's copies and erase are done.
     #[serde(default)]
     pub gc: Option<GcMode>,
+    /// Page FTL: how stale data is tracked. Absent or 1: page by page. N: by
+    /// write-combination vector, the N host pages the controller combined into one write
+    /// (one a channel); a page overwritten or trimmed while others of its vector still hold
+    /// data stays counted as valid, garbage collection copies it, and it is given back
+    /// only when the last page of its vector goes stale (Intel's original X25-M firmware:
+    /// "sub-block fragmentation").
+    #[serde(default)]
+    pub vector_pages: Option<u32>,
     /// Whether writes not aligned to the page are remapped (at `remap_cost` each); if not,
     /// the controller reads the partly written pages first (read-modify-write).
     pub remap: bool,
@@ -266,6 +274,9 @@ pub struct SsdFirmware {
     /// See [`SsdSpec::gc_free_blocks`].
     #[serde(default)]
     pub gc_free_blocks: Option<u32>,
+    /// See [`SsdSpec::vector_pages`].
+    #[serde(default)]
+    pub vector_pages: Option<u32>,
     /// See [`SsdSpec::command_overhead`].
     #[serde(default)]
     pub command_overhead: Option<Duration>,
@@ -492,6 +503,18 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
             s.pages_per_block
         ));
     }
+    let vector_pages = s
+        .firmwares
+        .iter()
+        .map(|(fw, f)| (format!("firmwares.{fw}."), f.vector_pages));
+    for (at, n) in std::iter::once((String::new(), s.vector_pages)).chain(vector_pages) {
+        if let Some(n) = n.filter(|n| !(1..=4096).contains(n)) {
+            return Err(format!(
+                "ssd.{at}vector_pages: expected 1 (page by page) to 4096 host pages to a \
+                 write-combination vector, found {n}"
+            ));
+        }
+    }
     if !(1..=16).contains(&s.controllers) {
         return Err(format!(
             "ssd.controllers: expected 1 to 16, found {}",
@@ -584,6 +607,10 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
             ("gc", s.gc.is_some()),
             ("gc_policy", s.gc_policy.is_some()),
             ("gc_free_blocks", s.gc_free_blocks.is_some()),
+            (
+                "vector_pages",
+                s.vector_pages.is_some() || s.firmwares.values().any(|f| f.vector_pages.is_some()),
+            ),
         ];
         if let Some((key, _)) = page_only.iter().find(|(_, set)| *set) {
             return Err(format!(

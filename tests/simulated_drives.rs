@@ -510,11 +510,12 @@ fn a_full_used_x25m_is_bound_by_its_garbage_collection() {
 fn the_x25m_original_firmware_slows_faster_on_every_repeat_the_fix_holds() {
     // bit-tech's random-write test (4 KiB, QD3, 4 GiB, 2 min) repeated four times on the
     // lab's used first-generation X25-M 80 GB (98.5% of its logical pages hold data), under
-    // its original firmware (8610) and the fix (8820). The
-    // original cleans its oldest blocks first, each holding more valid pages than the last,
-    // so every repeat loses more than the one before and its longest waits grow towards
-    // the 500 ms bit-tech saw; the fix (greedy victims) holds its speed. (bit-tech saw a
-    // halving on each repeat: not reproduced, docs/simulated-drives.md says why.)
+    // its original firmware (8610) and the fix (8820). The original tracks stale data by
+    // write-combination vector: each small write leaves a stale page its vector keeps and
+    // garbage collection copies, so the spare area is used up as the test goes on, every
+    // repeat loses more than the one before (a quarter, then a third) and its longest
+    // waits pass the 500 ms bit-tech saw; the fix (page by page) holds its speed.
+    // (bit-tech saw a halving on each repeat: docs/simulated-drives.md on what is left.)
     let lab = lab(
         &[],
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    repeats: 4\n    metric: mb_per_s\n",
@@ -553,11 +554,11 @@ fn the_x25m_original_firmware_slows_faster_on_every_repeat_the_fix_holds() {
             .collect::<Vec<(f64, f64, f64)>>()
     };
     let (old, new) = (series("original"), series("fixed"));
-    // The original: each repeat slower than the one before, by more each time, its mean
-    // latency up each time; by the fourth under 60% of the first, with a wait of over
-    // 300 ms.
+    // The original: each repeat slower than the one before, by a fifth at least and by
+    // more each time, its mean latency up each time; from the second repeat a wait of
+    // over 300 ms; by the fourth under 40% of the first.
     let losses: Vec<f64> = old.windows(2).map(|w| 1.0 - w[1].0 / w[0].0).collect();
-    assert!(losses[0] > 0.05, "original firmware: {old:.2?}");
+    assert!(losses[0] > 0.2, "original firmware: {old:.2?}");
     for l in losses.windows(2) {
         assert!(
             l[1] > l[0] + 0.03,
@@ -567,11 +568,13 @@ fn the_x25m_original_firmware_slows_faster_on_every_repeat_the_fix_holds() {
     for w in old.windows(2) {
         assert!(w[1].1 > w[0].1, "original firmware's latency: {old:.2?}");
     }
-    assert!(old[3].0 < 0.6 * old[0].0, "original firmware: {old:.2?}");
-    assert!(
-        old[3].2 > 300.0 && old[3].2 > 3.0 * old[0].2,
-        "the original firmware's longest waits grow: {old:.2?}"
-    );
+    assert!(old[3].0 < 0.4 * old[0].0, "original firmware: {old:.2?}");
+    for r in &old[1..] {
+        assert!(
+            r.2 > 300.0 && r.2 > 3.0 * old[0].2,
+            "the original firmware's longest waits grow: {old:.2?}"
+        );
+    }
     // The fix: within 10% of its first repeat, no wait over 200 ms.
     for r in &new {
         assert!(r.0 > 0.9 * new[0].0, "fixed firmware: {new:.2?}");

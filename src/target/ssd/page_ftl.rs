@@ -1,5 +1,6 @@
 //! The page-mapped FTL: logical pages appended to the open block of a die, a map from
-//! each logical page to where it is stored, and greedy or FIFO garbage collection.
+//! each logical page to where it is stored, and greedy or FIFO garbage collection; stale
+//! data tracked page by page, or by write-combination vector ([`Vectors`]).
 
 use super::die::Die;
 use super::{Params, SsdStats};
@@ -23,6 +24,58 @@ pub(super) struct PageFtl {
     pub(super) closed: Vec<Victims>,
     /// The die whose page is being filled.
     pub(super) die: usize,
+    /// Stale data tracked by write-combination vector, where the firmware does so
+    /// (`vector_pages`); `None`: page by page.
+    vectors: Option<Vectors>,
+}
+
+/// A vector id for an entry that belongs to none (the stale rest of an aged block).
+const NO_VECTOR: u32 = u32::MAX;
+
+/// Write-combination vectors: a firmware that records the host pages it combined into one
+/// write as one vector of its remap table, and tracks stale data by vector. A page
+/// overwritten (or trimmed) while other pages of its vector still hold data stays counted
+/// as valid: garbage collection copies it with the rest, and it is given back only when
+/// the last page of its vector goes stale. Small random writes over data that was written
+/// together then use up the spare area a page at a time (PC Perspective's "sub-block
+/// fragmentation" of the original X25-M firmware); writing a vector's pages over again,
+/// as a sequential pass does, gives its space back.
+#[derive(Debug, Clone)]
+struct Vectors {
+    /// Host pages combined into a vector.
+    pages: u32,
+    /// The vector host pages are being added to, and how many it holds.
+    current: u32,
+    filled: u32,
+    /// Per vector: how many of its pages still hold data.
+    live: Vec<u32>,
+    /// Per vector: where its stale copies that are kept are, (block, entry).
+    kept: Vec<Vec<(u32, u32)>>,
+}
+
+impl Vectors {
+    fn new(pages: u32) -> Vectors {
+        Vectors {
+            pages,
+            current: 0,
+            filled: 0,
+            live: vec![0],
+            kept: vec![Vec::new()],
+        }
+    }
+
+    /// The vector the next host page joins (a new one every `pages` pages).
+    fn next(&mut self) -> u32 {
+        if self.filled == self.pages {
+            self.current = self.live.len() as u32;
+            self.live.push(0);
+            self.kept.push(Vec::new());
+            self.filled = 0;
+        }
+        self.filled += 1;
+        self.live[self.current as usize] += 1;
+        self.current
+    }
 }
 
 /// A physical block of the page-mapped FTL.
@@ -30,7 +83,11 @@ pub(super) struct PageFtl {
 pub(super) struct Block {
     /// What was appended, in order: (logical page, stored bytes).
     entries: Vec<(u32, u32)>,
+    /// The write-combination vector of each entry (with [`Vectors`]; empty otherwise).
+    vector: Vec<u32>,
     pub(super) valid: u64,
+    /// Of `valid`, the bytes of stale copies kept by their vectors ([`Vectors`]).
+    kept: u64,
     used: u64,
     pub(super) closed: bool,
     /// When its last erase ends: nothing is programmed into it before then.
@@ -164,6 +221,7 @@ impl PageFtl {
                 p.dies
             ],
             die: 0,
+            vectors: (p.vector_pages > 1).then(|| Vectors::new(p.vector_pages)),
         }
     }
 
@@ -232,13 +290,32 @@ impl PageFtl {
             *n += more;
             given += more;
         }
+        if let Some(v) = &mut self.vectors {
+            // A used drive whose firmware tracks stale data by vector can only be one whose
+            // history gave back what it wrote: written in large pieces (files, a system
+            // installed), each vector a run of consecutive logical pages, since moved about
+            // by garbage collection. (Had its history been small writes all over it, their
+            // kept copies would have used up its spare area long ago.) The host's vectors
+            // come after these.
+            let runs = space.div_ceil(v.pages as u64) as usize;
+            v.live = vec![0; runs + 1];
+            v.kept = vec![Vec::new(); runs + 1];
+            (v.current, v.filled) = (runs as u32, 0);
+        }
         let mut order = scrambled(space);
         for (k, &n) in counts.iter().enumerate() {
             let (die, b) = (k % p.dies, (k % p.dies) * bpd + k / p.dies);
             let blk = &mut self.blocks[b];
             blk.entries.clear();
+            blk.vector.clear();
             for entry in 0..n {
                 let lpn = order.next().unwrap_or(0) as u32;
+                if let Some(v) = &mut self.vectors {
+                    // Its history's vector: the run of logical pages it was written with.
+                    let g = lpn / v.pages;
+                    v.live[g as usize] += 1;
+                    blk.vector.push(g);
+                }
                 blk.entries.push((lpn, p.page as u32));
                 let loc = Loc {
                     block: b as u32,
@@ -249,6 +326,9 @@ impl PageFtl {
             }
             // The stale rest of the block: no page maps to these entries.
             blk.entries.resize(ppb as usize, (0, p.page as u32));
+            if self.vectors.is_some() {
+                blk.vector.resize(ppb as usize, NO_VECTOR);
+            }
             blk.used = ppb * p.page;
             blk.valid = n * p.page;
             self.close(die, b as u32, p);
@@ -261,17 +341,48 @@ impl PageFtl {
         Ok(())
     }
 
+    /// Logical page `lpn` no longer holds what it held (overwritten or trimmed): its copy is
+    /// stale, and counted out of its block, unless other pages of its write-combination
+    /// vector still hold data ([`Vectors`]): then it is kept, and when the last one goes,
+    /// all the vector's kept copies are counted out with it.
     pub(super) fn invalidate(&mut self, lpn: u64, p: Params) {
-        let Some(Loc { block, bytes, .. }) = self
+        let Some(Loc {
+            block,
+            entry,
+            bytes,
+        }) = self
             .map
             .get_mut(lpn as usize)
             .and_then(|e| Loc::unpack(std::mem::take(e)))
         else {
             return;
         };
+        if let Some(v) = &mut self.vectors {
+            let g = self.blocks[block as usize].vector[entry as usize];
+            if g != NO_VECTOR {
+                let g = g as usize;
+                v.live[g] -= 1;
+                if v.live[g] > 0 {
+                    v.kept[g].push((block, entry));
+                    self.blocks[block as usize].kept += bytes as u64;
+                    return;
+                }
+                for (b, e) in std::mem::take(&mut v.kept[g]) {
+                    let kept = self.blocks[b as usize].entries[e as usize].1 as u64;
+                    self.blocks[b as usize].kept -= kept;
+                    self.count_out(b, kept, p);
+                }
+            }
+        }
+        self.count_out(block, bytes as u64, p);
+    }
+
+    /// Takes `bytes` of stale data off block `block`'s valid count (and moves it among the
+    /// greedy victims).
+    fn count_out(&mut self, block: u32, bytes: u64, p: Params) {
         let b = &mut self.blocks[block as usize];
         let die = (block as u64 / p.blocks_per_die) as usize;
-        b.valid -= bytes as u64;
+        b.valid -= bytes;
         if b.closed && p.policy == GcPolicy::Greedy {
             let to = bucket_of(b.valid, p);
             if to != b.bucket as usize {
@@ -285,6 +396,13 @@ impl PageFtl {
     /// victims is updated once, after all its pages are counted out (a whole-drive trim
     /// would otherwise move each block between buckets once per page).
     pub(super) fn invalidate_range(&mut self, first: u64, end: u64, p: Params) {
+        if self.vectors.is_some() {
+            // A page's kept copies may be anywhere: page by page.
+            for lpn in first..end {
+                self.invalidate(lpn, p);
+            }
+            return;
+        }
         let mut touched = vec![false; self.blocks.len()];
         for lpn in first..end {
             let Some(Loc { block, bytes, .. }) =
@@ -391,8 +509,24 @@ impl PageFtl {
         Ok(())
     }
 
-    /// Appends `bytes` of logical page `lpn` to the open block of `die` and maps it there.
+    /// Appends `bytes` of logical page `lpn`, written by the host, to the open block of `die`
+    /// and maps it there.
     pub(super) fn store(&mut self, die: usize, lpn: u32, bytes: u64) -> Result<()> {
+        let vector = self.vectors.as_mut().map_or(NO_VECTOR, Vectors::next);
+        self.store_entry(die, lpn, bytes, vector, true).map(|_| ())
+    }
+
+    /// Appends `bytes` of logical page `lpn` (of write-combination vector `vector`) to the
+    /// open block of `die`, counted as valid, and maps the page there if `mapped` (a kept
+    /// stale copy is not); returns the block and entry it went to.
+    fn store_entry(
+        &mut self,
+        die: usize,
+        lpn: u32,
+        bytes: u64,
+        vector: u32,
+        mapped: bool,
+    ) -> Result<(u32, u32)> {
         let Some(b) = self.open[die] else {
             return Err(Error::Target("the simulated SSD has no open block".into()));
         };
@@ -414,10 +548,17 @@ impl PageFtl {
             )));
         }
         blk.entries.push((lpn, loc.bytes));
+        if self.vectors.is_some() {
+            blk.vector.push(vector);
+        }
         blk.used += bytes;
         blk.valid += bytes;
-        self.map[lpn as usize] = loc.pack();
-        Ok(())
+        if mapped {
+            self.map[lpn as usize] = loc.pack();
+        } else {
+            blk.kept += bytes;
+        }
+        Ok((b, loc.entry))
     }
 
     pub(super) fn close(&mut self, die: usize, b: u32, p: Params) {
@@ -430,6 +571,27 @@ impl PageFtl {
             }
             GcPolicy::Fifo => self.closed[die].fifo.push_back(b),
         }
+    }
+
+    /// The closed block of `die` with the least data that is not stale (valid less the
+    /// copies its vectors keep), taken out of the candidates: a scan of them all.
+    fn least_live_victim(&mut self, die: usize, p: Params) -> Option<u32> {
+        let live = |b: &Block| b.valid - b.kept;
+        let v = &self.closed[die];
+        // Greedy keeps its candidates in buckets, FIFO in order; the other is empty.
+        let best = (v.buckets.iter().flatten().chain(v.fifo.iter()))
+            .copied()
+            .min_by_key(|&b| (live(&self.blocks[b as usize]), b))?;
+        match p.policy {
+            GcPolicy::Greedy => self.unbucket(die, best),
+            GcPolicy::Fifo => {
+                let fifo = &mut self.closed[die].fifo;
+                if let Some(at) = fifo.iter().position(|&b| b == best) {
+                    fifo.remove(at);
+                }
+            }
+        }
+        Some(best)
     }
 
     /// The next victim of `die`, taken out of the candidates.
@@ -468,17 +630,36 @@ impl PageFtl {
             if taken > 64 {
                 let pass = *pass.get_or_insert_with(|| taken + self.closed[die].len());
                 if taken > pass {
+                    let why = if self.vectors.is_some() {
+                        "its valid data and the stale copies its write-combination vectors \
+                         keep (ssd.vector_pages) fill every block garbage collection could \
+                         take: the small writes used up the spare area (a sequential pass or \
+                         a trim over the drive gives it back)"
+                    } else {
+                        "its valid data fills every block garbage collection could take (too \
+                         little spare area: raise ssd.raw_capacity, or lower ssd.full)"
+                    };
                     return Err(Error::Target(format!(
-                        "the simulated SSD's die {die} cannot free a block: its valid data \
-                         fills every block garbage collection could take (too little spare \
-                         area: raise ssd.raw_capacity, or lower ssd.full)"
+                        "the simulated SSD's die {die} cannot free a block: {why}"
                     )));
                 }
             }
-            let Some(victim) = self.victim(die, p) else {
+            // At the wall (64 victims have not freed a block) with vectors, the firmware
+            // checks its blocks against the map: the victim is the block holding the least
+            // data that is not stale, and its stale copies are dropped, not kept. Slow, but
+            // a drive never stops while it has room for its data.
+            let wall = taken > 64 && self.vectors.is_some();
+            let victim = if wall {
+                self.least_live_victim(die, p)
+            } else {
+                self.victim(die, p)
+            };
+            let Some(victim) = victim else {
                 break;
             };
             let entries = std::mem::take(&mut self.blocks[victim as usize].entries);
+            let vectors = std::mem::take(&mut self.blocks[victim as usize].vector);
+            let resolve = wall;
             let mut moved = 0u64;
             for (i, &(lpn, bytes)) in entries.iter().enumerate() {
                 let here = Loc {
@@ -486,13 +667,41 @@ impl PageFtl {
                     entry: i as u32,
                     bytes,
                 };
-                if self.map[lpn as usize] != here.pack() {
+                let mapped = self.map[lpn as usize] == here.pack();
+                // A stale copy its vector keeps is copied all the same.
+                let vector = vectors.get(i).copied().unwrap_or(NO_VECTOR);
+                let kept = !mapped
+                    && vector != NO_VECTOR
+                    && self
+                        .vectors
+                        .as_ref()
+                        .is_some_and(|v| v.live[vector as usize] > 0);
+                if kept && resolve {
+                    if let Some(v) = &mut self.vectors {
+                        let list = &mut v.kept[vector as usize];
+                        if let Some(at) = list.iter().position(|at| *at == (victim, i as u32)) {
+                            list.swap_remove(at);
+                        }
+                    }
+                    continue;
+                }
+                if !mapped && !kept {
                     continue;
                 }
                 let bytes = bytes as u64;
                 // Into the die's open block (a fresh one from the reserve when it is full).
                 self.open_with_room(die, bytes, p)?;
-                self.store(die, lpn, bytes)?;
+                let to = self.store_entry(die, lpn, bytes, vector, mapped)?;
+                if kept {
+                    if let Some(v) = &mut self.vectors {
+                        if let Some(at) = v.kept[vector as usize]
+                            .iter_mut()
+                            .find(|at| **at == (victim, i as u32))
+                        {
+                            *at = to;
+                        }
+                    }
+                }
                 moved += bytes;
             }
             let pages = moved.div_ceil(p.page);
@@ -514,6 +723,11 @@ impl PageFtl {
                     let mut e = entries;
                     e.clear();
                     e
+                },
+                vector: {
+                    let mut g = vectors;
+                    g.clear();
+                    g
                 },
                 erased: done,
                 ..Block::default()
