@@ -659,7 +659,6 @@ impl PageFtl {
             };
             let entries = std::mem::take(&mut self.blocks[victim as usize].entries);
             let vectors = std::mem::take(&mut self.blocks[victim as usize].vector);
-            let resolve = wall;
             let mut moved = 0u64;
             for (i, &(lpn, bytes)) in entries.iter().enumerate() {
                 let here = Loc {
@@ -676,7 +675,7 @@ impl PageFtl {
                         .vectors
                         .as_ref()
                         .is_some_and(|v| v.live[vector as usize] > 0);
-                if kept && resolve {
+                if kept && wall {
                     if let Some(v) = &mut self.vectors {
                         let list = &mut v.kept[vector as usize];
                         if let Some(at) = list.iter().position(|at| *at == (victim, i as u32)) {
