@@ -51,16 +51,23 @@ struct Vectors {
     live: Vec<u32>,
     /// Per vector: where its stale copies that are kept are, (block, entry).
     kept: Vec<Vec<(u32, u32)>>,
+    /// Per block: the vector of each of its entries. Kept here, not in [`Block`], so that a
+    /// block stays one cache line for the drives without vectors.
+    of_entry: Vec<Vec<u32>>,
+    /// Per block: of its valid bytes, the stale copies kept by their vectors.
+    kept_bytes: Vec<u64>,
 }
 
 impl Vectors {
-    fn new(pages: u32) -> Vectors {
+    fn new(pages: u32, blocks: usize) -> Vectors {
         Vectors {
             pages,
             current: 0,
             filled: 0,
             live: vec![0],
             kept: vec![Vec::new()],
+            of_entry: vec![Vec::new(); blocks],
+            kept_bytes: vec![0; blocks],
         }
     }
 
@@ -83,11 +90,7 @@ impl Vectors {
 pub(super) struct Block {
     /// What was appended, in order: (logical page, stored bytes).
     entries: Vec<(u32, u32)>,
-    /// The write-combination vector of each entry (with [`Vectors`]; empty otherwise).
-    vector: Vec<u32>,
     pub(super) valid: u64,
-    /// Of `valid`, the bytes of stale copies kept by their vectors ([`Vectors`]).
-    kept: u64,
     used: u64,
     pub(super) closed: bool,
     /// When its last erase ends: nothing is programmed into it before then.
@@ -221,7 +224,8 @@ impl PageFtl {
                 p.dies
             ],
             die: 0,
-            vectors: (p.vector_pages > 1).then(|| Vectors::new(p.vector_pages)),
+            vectors: (p.vector_pages > 1)
+                .then(|| Vectors::new(p.vector_pages, p.blocks_per_die as usize * p.dies)),
         }
     }
 
@@ -294,9 +298,9 @@ impl PageFtl {
             // A used drive whose firmware tracks stale data by vector can only be one whose
             // history gave back what it wrote: written in large pieces (files, a system
             // installed), each vector a run of consecutive logical pages, since moved about
-            // by garbage collection. (Had its history been small writes all over it, their
-            // kept copies would have used up its spare area long ago.) The host's vectors
-            // come after these.
+            // by garbage collection. Small writes of its past, and the copies they left
+            // kept, are the drive file's `history`, played after this layout. The host's
+            // vectors come after these.
             let runs = space.div_ceil(v.pages as u64) as usize;
             v.live = vec![0; runs + 1];
             v.kept = vec![Vec::new(); runs + 1];
@@ -307,14 +311,13 @@ impl PageFtl {
             let (die, b) = (k % p.dies, (k % p.dies) * bpd + k / p.dies);
             let blk = &mut self.blocks[b];
             blk.entries.clear();
-            blk.vector.clear();
             for entry in 0..n {
                 let lpn = order.next().unwrap_or(0) as u32;
                 if let Some(v) = &mut self.vectors {
                     // Its history's vector: the run of logical pages it was written with.
                     let g = lpn / v.pages;
                     v.live[g as usize] += 1;
-                    blk.vector.push(g);
+                    v.of_entry[b].push(g);
                 }
                 blk.entries.push((lpn, p.page as u32));
                 let loc = Loc {
@@ -326,8 +329,8 @@ impl PageFtl {
             }
             // The stale rest of the block: no page maps to these entries.
             blk.entries.resize(ppb as usize, (0, p.page as u32));
-            if self.vectors.is_some() {
-                blk.vector.resize(ppb as usize, NO_VECTOR);
+            if let Some(v) = &mut self.vectors {
+                v.of_entry[b].resize(ppb as usize, NO_VECTOR);
             }
             blk.used = ppb * p.page;
             blk.valid = n * p.page;
@@ -357,23 +360,28 @@ impl PageFtl {
         else {
             return;
         };
-        if let Some(v) = &mut self.vectors {
-            let g = self.blocks[block as usize].vector[entry as usize];
-            if g != NO_VECTOR {
-                let g = g as usize;
-                v.live[g] -= 1;
-                if v.live[g] > 0 {
-                    v.kept[g].push((block, entry));
-                    self.blocks[block as usize].kept += bytes as u64;
-                    return;
-                }
-                for (b, e) in std::mem::take(&mut v.kept[g]) {
-                    let kept = self.blocks[b as usize].entries[e as usize].1 as u64;
-                    self.blocks[b as usize].kept -= kept;
-                    self.count_out(b, kept, p);
-                }
+        // Taken out while the blocks are counted out, and put back.
+        let Some(mut v) = self.vectors.take() else {
+            self.count_out(block, bytes as u64, p);
+            return;
+        };
+        let g = v.of_entry[block as usize][entry as usize];
+        if g != NO_VECTOR {
+            let g = g as usize;
+            v.live[g] -= 1;
+            if v.live[g] > 0 {
+                v.kept[g].push((block, entry));
+                v.kept_bytes[block as usize] += bytes as u64;
+                self.vectors = Some(v);
+                return;
+            }
+            for (b, e) in std::mem::take(&mut v.kept[g]) {
+                let kept = self.blocks[b as usize].entries[e as usize].1 as u64;
+                v.kept_bytes[b as usize] -= kept;
+                self.count_out(b, kept, p);
             }
         }
+        self.vectors = Some(v);
         self.count_out(block, bytes as u64, p);
     }
 
@@ -548,15 +556,16 @@ impl PageFtl {
             )));
         }
         blk.entries.push((lpn, loc.bytes));
-        if self.vectors.is_some() {
-            blk.vector.push(vector);
-        }
         blk.used += bytes;
         blk.valid += bytes;
+        if let Some(v) = &mut self.vectors {
+            v.of_entry[b as usize].push(vector);
+            if !mapped {
+                v.kept_bytes[b as usize] += bytes;
+            }
+        }
         if mapped {
             self.map[lpn as usize] = loc.pack();
-        } else {
-            blk.kept += bytes;
         }
         Ok((b, loc.entry))
     }
@@ -576,12 +585,13 @@ impl PageFtl {
     /// The closed block of `die` with the least data that is not stale (valid less the
     /// copies its vectors keep), taken out of the candidates: a scan of them all.
     fn least_live_victim(&mut self, die: usize, p: Params) -> Option<u32> {
-        let live = |b: &Block| b.valid - b.kept;
+        let kept = self.vectors.as_ref().map(|v| &v.kept_bytes);
+        let live = |b: u32| self.blocks[b as usize].valid - kept.map_or(0, |k| k[b as usize]);
         let v = &self.closed[die];
         // Greedy keeps its candidates in buckets, FIFO in order; the other is empty.
         let best = (v.buckets.iter().flatten().chain(v.fifo.iter()))
             .copied()
-            .min_by_key(|&b| (live(&self.blocks[b as usize]), b))?;
+            .min_by_key(|&b| (live(b), b))?;
         match p.policy {
             GcPolicy::Greedy => self.unbucket(die, best),
             GcPolicy::Fifo => {
@@ -658,7 +668,9 @@ impl PageFtl {
                 break;
             };
             let entries = std::mem::take(&mut self.blocks[victim as usize].entries);
-            let vectors = std::mem::take(&mut self.blocks[victim as usize].vector);
+            let vectors = (self.vectors.as_mut())
+                .map(|v| std::mem::take(&mut v.of_entry[victim as usize]))
+                .unwrap_or_default();
             let mut moved = 0u64;
             for (i, &(lpn, bytes)) in entries.iter().enumerate() {
                 let here = Loc {
@@ -723,14 +735,15 @@ impl PageFtl {
                     e.clear();
                     e
                 },
-                vector: {
-                    let mut g = vectors;
-                    g.clear();
-                    g
-                },
                 erased: done,
                 ..Block::default()
             };
+            if let Some(v) = &mut self.vectors {
+                let mut g = vectors;
+                g.clear();
+                v.of_entry[victim as usize] = g;
+                v.kept_bytes[victim as usize] = 0;
+            }
             self.free[die].push_front(victim);
         }
         Ok(done)
