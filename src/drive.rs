@@ -211,6 +211,10 @@ pub struct SsdSpec {
     /// and stay free, so a used drive that is not full has more room to collect into.
     #[serde(default)]
     pub full: Option<f64>,
+    /// A used drive's past beyond what `aged` lays out: random writes played through the
+    /// model when the drive is built, before any test, under the drive's firmware.
+    #[serde(default)]
+    pub history: Option<SsdHistory>,
     /// Controllers in RAID 0 behind the one host link (the G.Skill Titan's two JMF602B);
     /// the parameters above are then each controller's, and each holds an equal share of
     /// the capacity.
@@ -233,6 +237,26 @@ pub struct SsdSpec {
     /// replace those above.
     #[serde(default)]
     pub firmwares: std::collections::BTreeMap<String, SsdFirmware>,
+}
+
+/// Writes a used drive went through before the lab got it (`ssd.history`): `writes` bytes
+/// of random writes of `block_size`, aligned to it, uniform over the first `span` bytes,
+/// one at a time. They go through the same FTL and garbage collection as a test's writes,
+/// so what they leave (stale data, and the copies a write-combining firmware keeps) is the
+/// model's, not a number in the file; the drive then idles until its buffer is on NAND.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsdHistory {
+    /// Bytes written in all.
+    pub writes: Size,
+    /// Each write's size and alignment (default: the page).
+    #[serde(default)]
+    pub block_size: Option<Size>,
+    /// The writes fall in the first `span` bytes of the drive (default: all of it).
+    #[serde(default)]
+    pub span: Option<Size>,
+    /// The seed of the offsets' random stream (ChaCha8), recorded with the drive file.
+    pub seed: u64,
 }
 
 /// Parameters of a simulated hard disk (`hdd:` in a drive file).
@@ -483,6 +507,39 @@ fn one_controller() -> u32 {
     1
 }
 
+/// Checks a used drive's history against its drive (`capacity` is a controller's share).
+fn validate_history(h: &SsdHistory, s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
+    if s.controllers > 1 {
+        return Err(
+            "ssd.history: expected only on a drive of one controller (a RAID 0's members \
+             would each need their own)"
+                .into(),
+        );
+    }
+    let block = h.block_size.map_or(s.page.0, |b| b.0);
+    if block == 0 || block % 512 != 0 || block > 1 << 24 {
+        return Err(format!(
+            "ssd.history.block_size: expected a multiple of 512 B up to 16 MiB, found {block} B"
+        ));
+    }
+    let span = h.span.map_or(capacity, |b| b.0);
+    if span < block || span > capacity {
+        return Err(format!(
+            "ssd.history.span: expected from the block size ({block} B) to the drive's \
+             capacity ({capacity} B), found {span} B"
+        ));
+    }
+    if h.writes.0 < block || h.writes.0 > 16 * capacity {
+        return Err(format!(
+            "ssd.history.writes: expected from one block ({block} B) to 16 times the drive's \
+             capacity ({} B), found {} B",
+            16 * capacity,
+            h.writes.0
+        ));
+    }
+    Ok(())
+}
+
 /// Checks an SSD's parameters against each other and the capacity.
 fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
     let units = s.channels as u64 * s.dies_per_channel as u64;
@@ -636,6 +693,9 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
                  at most 1, found {full}"
             ));
         }
+    }
+    if let Some(h) = &s.history {
+        validate_history(h, s, capacity)?;
     }
     if s.buffer.0 < s.page.0 * planes as u64 {
         return Err("ssd.buffer: expected at least one page for each plane".into());

@@ -157,6 +157,28 @@ fn simulated_drive_parameters_are_checked() {
         &fixed.replace("ssd:\n", "ssd:\n  aged: true\n  full: 98\n"),
         &["ssd.full: expected the share of the logical pages holding data, above 0 and at most 1, found 98"],
     );
+    // A used drive's history: its writes and span checked against the drive, at the key.
+    refused(
+        &fixed.replace(
+            "ssd:\n",
+            "ssd:\n  history:\n    writes: 1GB\n    span: 1TB\n    seed: 1\n",
+        ),
+        &[
+            "drives/s.yaml:9:5: ssd.history.span: expected from the block size (4096 B) to the \
+           drive's capacity (64000000000 B), found 1000000000000 B",
+        ],
+    );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  history: {writes: 2TB, seed: 1}\n"),
+        &[
+            "ssd.history.writes: expected from one block (4096 B) to 16 times the drive's \
+           capacity (1024000000000 B), found 2000000000000 B",
+        ],
+    );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  history: {writes: 1GB}\n"),
+        &["drives/s.yaml:7:", "seed"],
+    );
     let hdd = "id: s\nvendor: A\nmodel: D\ncapacity: 1TB\nhdd:\n  rpm: 7200\n  link_rate: 280MB/s\n  command_overhead: 50us\n  seek_track_to_track: 0.8ms\n  seek_average: 19ms\n  seek_full_stroke: 18ms\n  outer_rate: 115MB/s\n  inner_rate: 55MB/s\n  cache: 32MiB\n  read_ahead: 512KiB\n";
     refused(
         hdd,
