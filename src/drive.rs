@@ -243,7 +243,8 @@ pub struct SsdSpec {
 /// of random writes of `block_size`, aligned to it, uniform over the first `span` bytes,
 /// one at a time. They go through the same FTL and garbage collection as a test's writes,
 /// so what they leave (stale data, and the copies a write-combining firmware keeps) is the
-/// model's, not a number in the file; the drive then idles until its buffer is on NAND.
+/// model's, not a number in the file; the drive then idles until its buffer is on NAND. A
+/// compressing controller stores them whole (as incompressible data).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SsdHistory {

@@ -1296,11 +1296,11 @@ mod tests {
         let (pages, pages_used) = (wa(1, ""), wa(1, &history(1)));
         assert!(
             vectors_used > 2.5 * vectors,
-            "by vector: {vectors:.2} new to the lab, {vectors_used:.2} after the history"
+            "by vector: {vectors:.2} without the history, {vectors_used:.2} after it"
         );
         assert!(
             pages_used < 1.2 * pages,
-            "page by page: {pages:.2} new to the lab, {pages_used:.2} after the history"
+            "page by page: {pages:.2} without the history, {pages_used:.2} after it"
         );
         assert_eq!(vectors_used, wa(8, &history(1)));
         assert_ne!(vectors_used, wa(8, &history(2)));

@@ -295,12 +295,11 @@ impl PageFtl {
             given += more;
         }
         if let Some(v) = &mut self.vectors {
-            // A used drive whose firmware tracks stale data by vector can only be one whose
-            // history gave back what it wrote: written in large pieces (files, a system
-            // installed), each vector a run of consecutive logical pages, since moved about
-            // by garbage collection. Small writes of its past, and the copies they left
-            // kept, are the drive file's `history`, played after this layout. The host's
-            // vectors come after these.
+            // The layout is a used drive whose history gave back what it wrote: written in
+            // large pieces (files, a system installed), each vector a run of consecutive
+            // logical pages, since moved about by garbage collection. Small writes of its
+            // past, and the copies they left kept, are the drive file's `history`, played
+            // after this layout. The host's vectors come after these.
             let runs = space.div_ceil(v.pages as u64) as usize;
             v.live = vec![0; runs + 1];
             v.kept = vec![Vec::new(); runs + 1];
