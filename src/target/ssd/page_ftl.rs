@@ -359,28 +359,28 @@ impl PageFtl {
         else {
             return;
         };
-        // Taken out while the blocks are counted out, and put back.
-        let Some(mut v) = self.vectors.take() else {
-            self.count_out(block, bytes as u64, p);
-            return;
-        };
-        let g = v.of_entry[block as usize][entry as usize];
-        if g != NO_VECTOR {
-            let g = g as usize;
-            v.live[g] -= 1;
-            if v.live[g] > 0 {
-                v.kept[g].push((block, entry));
-                v.kept_bytes[block as usize] += bytes as u64;
-                self.vectors = Some(v);
-                return;
-            }
-            for (b, e) in std::mem::take(&mut v.kept[g]) {
-                let kept = self.blocks[b as usize].entries[e as usize].1 as u64;
-                v.kept_bytes[b as usize] -= kept;
-                self.count_out(b, kept, p);
+        // The kept copies its vector gives back with it, if this was its last live page.
+        let mut released = Vec::new();
+        if let Some(v) = &mut self.vectors {
+            let g = v.of_entry[block as usize][entry as usize] as usize;
+            if g != NO_VECTOR as usize {
+                v.live[g] -= 1;
+                if v.live[g] > 0 {
+                    v.kept[g].push((block, entry));
+                    v.kept_bytes[block as usize] += bytes as u64;
+                    return;
+                }
+                released = std::mem::take(&mut v.kept[g]);
+                for &(b, e) in &released {
+                    v.kept_bytes[b as usize] -=
+                        self.blocks[b as usize].entries[e as usize].1 as u64;
+                }
             }
         }
-        self.vectors = Some(v);
+        for (b, e) in released {
+            let kept = self.blocks[b as usize].entries[e as usize].1 as u64;
+            self.count_out(b, kept, p);
+        }
         self.count_out(block, bytes as u64, p);
     }
 
