@@ -1,10 +1,24 @@
 //! Records roundup's git revision for the provenance in every job manifest.
+//!
+//! Cargo reruns this script only when the revision can have changed: `.git/HEAD`, the ref it
+//! names and `.git/packed-refs` (a commit, a checkout), or the sources (which is when the
+//! `-dirty` mark can change). Not `.git/index`: every `git status` rewrites it, and watching
+//! it rebuilt the crate after any git command.
+use std::path::Path;
 use std::process::Command;
 
 fn main() {
+    let git = Path::new(".git");
     println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/refs");
-    println!("cargo:rerun-if-changed=.git/index");
+    println!("cargo:rerun-if-changed=.git/packed-refs");
+    if let Ok(head) = std::fs::read_to_string(git.join("HEAD")) {
+        if let Some(name) = head.trim().strip_prefix("ref: ") {
+            println!("cargo:rerun-if-changed=.git/{name}");
+        }
+    }
+    for source in ["src", "templates", "Cargo.toml", "Cargo.lock", "build.rs"] {
+        println!("cargo:rerun-if-changed={source}");
+    }
     let rev = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .output()

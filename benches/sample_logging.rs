@@ -13,10 +13,11 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
 use roundup::drive::PathTarget;
-use roundup::engine::{self, Discard, SampleSink};
+use roundup::engine::{self, Discard, EngineJob, Reporting, SampleSink};
+use roundup::io::EngineChoice;
 use roundup::store::SampleWriter;
-use roundup::suite::{Length, Pattern, Span, Workload};
-use roundup::target::{EngineChoice, FileTarget, Target};
+use roundup::target::{FileTarget, Target};
+use roundup::workload::{Length, Pattern, Span, Workload};
 
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
@@ -83,34 +84,44 @@ fn main() {
     let (mut off, mut on) = (Vec::new(), Vec::new());
     for r in 0..rounds {
         let discard = |_: u32| -> Box<dyn SampleSink + Send> { Box::new(Discard) };
-        let (o, _) = engine::run(
-            &w,
-            span,
-            r as u64,
+        let o = engine::run(
+            &EngineJob {
+                workload: &w,
+                span,
+                seed: r as u64,
+                engine: EngineChoice::Auto,
+                trace: None,
+            },
             &mut t,
-            EngineChoice::Auto,
-            &discard,
-            &|_| {},
-            &stop,
-            None,
+            &Reporting {
+                sink: &discard,
+                progress: &|_| {},
+                stop: &stop,
+            },
         )
-        .expect("run");
+        .expect("run")
+        .outcome;
         off.push(o.ios as f64 / (o.measured_ns as f64 / 1e9));
         let writer = SampleWriter::create(&out_dir.path().join(r.to_string()), "bench", true)
             .expect("writer");
         let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
-        let (o, engine_used) = engine::run(
-            &w,
-            span,
-            r as u64,
+        let ran = engine::run(
+            &EngineJob {
+                workload: &w,
+                span,
+                seed: r as u64,
+                engine: EngineChoice::Auto,
+                trace: None,
+            },
             &mut t,
-            EngineChoice::Auto,
-            &sink,
-            &|_| {},
-            &stop,
-            None,
+            &Reporting {
+                sink: &sink,
+                progress: &|_| {},
+                stop: &stop,
+            },
         )
         .expect("run");
+        let (o, engine_used) = (ran.outcome, ran.engine);
         writer.finish().expect("finish");
         on.push(o.ios as f64 / (o.measured_ns as f64 / 1e9));
         println!(

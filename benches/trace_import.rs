@@ -6,7 +6,8 @@
 use std::io::Write;
 use std::time::Instant;
 
-use roundup::trace::{import_file, ImportOptions};
+use roundup::store::import_trace;
+use roundup::trace::ImportOptions;
 
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -32,7 +33,7 @@ fn main() {
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     for round in 1..=3 {
         let t = Instant::now();
-        let trace = import_file(&path, &ImportOptions::default()).expect("import");
+        let trace = import_trace(&path, &ImportOptions::default()).expect("import");
         let s = t.elapsed().as_secs_f64();
         println!(
             "round {round}: {} requests ({:.1} MB) imported in {s:.3} s (goal < 2 s)",

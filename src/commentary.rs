@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
 
+use crate::config::{sha256_hex, Loaded};
 use crate::error::InputError;
-use crate::lab::{sha256_hex, Loaded};
-use crate::render::SlotPlan;
 
 /// One page's commentary.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,6 +21,17 @@ pub struct Commentary {
     pub intro: String,
     /// The slots in file order.
     pub slots: Vec<Slot>,
+}
+
+/// A commentary slot as `commentary init` writes it: what the render plans for a chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotPlan {
+    /// The slot (chart) id.
+    pub id: String,
+    /// The fingerprint of the chart's current figures.
+    pub fingerprint: String,
+    /// A sentence drafted from the figures, for the reviewer to keep or rewrite.
+    pub draft: String,
 }
 
 /// One chart's commentary.

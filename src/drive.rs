@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::config::Ident;
 use crate::config::{Duration, Rate, Size};
-use crate::suite::Ident;
-use crate::target::EngineChoice;
+use crate::io::EngineChoice;
 
 /// A drive as written in `drives/ID.yaml`.
 #[derive(Debug, Clone, Serialize)]

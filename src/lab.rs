@@ -5,25 +5,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use sha2::{Digest, Sha256};
 
 use crate::commentary::Commentary;
-use crate::config::{from_yaml, utf8_text};
+use crate::config::{from_yaml, sha256_hex, utf8_text, Loaded};
 use crate::drive::DriveSpec;
 use crate::error::{Error, InputError, Result};
-use crate::suite::{Span, Suite, TraceInput};
+use crate::suite::Suite;
 use crate::units::SizeLabel;
-
-/// A parsed input file with the provenance the manifest records.
-#[derive(Debug, Clone)]
-pub struct Loaded<T> {
-    /// The parsed content.
-    pub spec: T,
-    /// Path relative to the lab root.
-    pub file: PathBuf,
-    /// SHA-256 of the file's bytes, hex.
-    pub sha256: String,
-}
+use crate::workload::{Span, TraceInput};
 
 /// A loaded, validated lab.
 #[derive(Debug, Clone)]
@@ -114,23 +103,6 @@ fn load_review(
         file: rel,
         sha256: sha256_hex(&bytes),
     })
-}
-
-/// Hex SHA-256 of a file's content, read in pieces (samples files can be large).
-pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut hasher = Sha256::new();
-    std::io::copy(&mut fs::File::open(path)?, &mut hasher)?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
-
-/// Hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The message for a name the lab has no `kind` of (a command line's `--drive`, `--suite`

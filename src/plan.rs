@@ -4,10 +4,11 @@ use serde::Serialize;
 
 use crate::drive::TargetSpec;
 use crate::error::{Error, InputError, Result};
+use crate::io::EngineChoice;
 use crate::lab::Lab;
-use crate::suite::{Better, Length, Metric, Variant, Workload};
-use crate::target::EngineChoice;
-use crate::workload::derive_seed;
+use crate::rng::derive_seed;
+use crate::suite::Variant;
+use crate::workload::{Better, Length, Metric, Workload};
 
 /// Which part of the lab to run; empty lists mean everything.
 #[derive(Debug, Clone, Default)]
@@ -219,11 +220,11 @@ impl Plan {
 /// A replay lasts as long as its trace, which is read only when the run starts; a timed
 /// replay of a generated trace lasts the profile's duration over `time_scale` (a file's
 /// duration is not known before it is read).
-fn replay_estimate(lab: &Lab, r: &crate::suite::ReplaySpec, target: &TargetSpec) -> Estimate {
-    let crate::suite::TraceInput::Generate { profile, .. } = &r.trace else {
+fn replay_estimate(lab: &Lab, r: &crate::workload::ReplaySpec, target: &TargetSpec) -> Estimate {
+    let crate::workload::TraceInput::Generate { profile, .. } = &r.trace else {
         return Estimate::default();
     };
-    if r.mode != crate::suite::ReplayMode::Timed || r.time_scale <= 0.0 {
+    if r.mode != crate::workload::ReplayMode::Timed || r.time_scale <= 0.0 {
         return Estimate::default();
     }
     let Ok(p) = crate::trace::load_profile(&lab.root, profile) else {

@@ -66,11 +66,9 @@ fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
 /// Serves `root` on 127.0.0.1:`port` (0 picks a free port); `ready` gets the address once
 /// listening. Runs until the process ends.
 pub fn serve(root: &Path, port: u16, ready: impl FnOnce(&str)) -> Result<()> {
-    let listener = TcpListener::bind(("127.0.0.1", port))
-        .map_err(|e| Error::Target(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| Error::Target(e.to_string()))?;
+    let at = format!("127.0.0.1:{port}");
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| Error::io(&at, e))?;
+    let addr = listener.local_addr().map_err(|e| Error::io(&at, e))?;
     ready(&format!("http://{addr}/"));
     for stream in listener.incoming().flatten() {
         // A client that goes away is its own problem, not the server's.

@@ -7,7 +7,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use common::{fio_log, read_parquet, stderr, stdout, written_flushed_half_trimmed, TestLab};
-use roundup::trace::{import_file, stats, Format, ImportOptions, TraceOp};
+use roundup::store::import_trace;
+use roundup::trace::{stats, Format, ImportOptions, TraceOp};
 
 fn shared(name: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -48,7 +49,7 @@ fn mqsim_traces_import_with_their_counts() {
             .map(|l| l.split_whitespace().collect())
             .collect();
         let reads = lines.iter().filter(|f| f[4] == "1").count();
-        let t = import_file(&p, &ImportOptions::default()).unwrap();
+        let t = import_trace(&p, &ImportOptions::default()).unwrap();
         assert_eq!(t.format, Format::Mqsim, "{name}");
         assert_eq!(t.requests.len(), lines.len(), "{name}");
         assert_eq!(
@@ -82,7 +83,7 @@ fn blkreplay_traces_import_with_their_counts() {
             .filter(|l| l.contains(';') && !l.starts_with("start"))
             .map(|l| l.split(';').map(str::trim).collect())
             .collect();
-        let t = import_file(&p, &ImportOptions::default()).unwrap();
+        let t = import_trace(&p, &ImportOptions::default()).unwrap();
         assert_eq!(t.format, Format::Blkreplay);
         assert_eq!(t.requests.len(), data.len(), "{name}");
         let writes = data.iter().filter(|f| f[3] == "W").count();
@@ -101,17 +102,17 @@ fn exports_read_back_the_same_requests() {
     let Some(p) = shared("windows-mssql.load.gz") else {
         return;
     };
-    let t = import_file(&p, &ImportOptions::default()).unwrap();
+    let t = import_trace(&p, &ImportOptions::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let pq = dir.path().join("mssql.parquet");
     roundup::store::write_trace(&t, &pq).unwrap();
-    let back = import_file(&pq, &ImportOptions::default()).unwrap();
+    let back = import_trace(&pq, &ImportOptions::default()).unwrap();
     assert_eq!(back.format, Format::Roundup);
     assert_eq!(back.requests, t.requests);
     // fio iolog v3 keeps milliseconds: same requests, times truncated to the millisecond.
     let fio = dir.path().join("mssql.iolog");
     std::fs::write(&fio, t.to_fio_iolog("/dev/sdX")).unwrap();
-    let back = import_file(&fio, &ImportOptions::default()).unwrap();
+    let back = import_trace(&fio, &ImportOptions::default()).unwrap();
     assert_eq!(back.format, Format::Fio3);
     assert_eq!(back.requests.len(), t.requests.len());
     for (a, b) in back.requests.iter().zip(&t.requests) {
@@ -156,7 +157,7 @@ fn a_parquet_trace_is_checked_as_a_text_trace_is() {
         };
         let p = dir.path().join("t.parquet");
         roundup::store::write_trace(&t, &p).unwrap();
-        let e = import_file(&p, &ImportOptions::default())
+        let e = import_trace(&p, &ImportOptions::default())
             .unwrap_err()
             .to_string();
         assert!(e.contains(expected), "{e}");
@@ -399,7 +400,7 @@ fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
     assert_eq!(m["trace_file"]["path"], "traces/t.log");
     assert_eq!(
         m["trace_file"]["sha256"].as_str().unwrap(),
-        roundup::lab::sha256_file(&lab.path().join("traces/t.log")).unwrap()
+        roundup::config::sha256_file(&lab.path().join("traces/t.log")).unwrap()
     );
     let out = lab.roundup(&["run", "--resume", "--drive", "ssd"]);
     assert!(
@@ -705,7 +706,7 @@ fn suites_replay_generated_traces() {
     assert_eq!(m["trace_file"]["path"], "suites/profiles/light.yaml");
     assert_eq!(
         m["trace_file"]["sha256"].as_str().unwrap(),
-        roundup::lab::sha256_file(&lab.path().join("suites/profiles/light.yaml")).unwrap()
+        roundup::config::sha256_file(&lab.path().join("suites/profiles/light.yaml")).unwrap()
     );
     assert!(
         m["workload"]

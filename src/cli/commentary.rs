@@ -8,8 +8,8 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
+use roundup::commentary::SlotPlan;
 use roundup::lab::Lab;
-use roundup::render::SlotPlan;
 use roundup::units::Counted;
 use roundup::{commentary, store};
 

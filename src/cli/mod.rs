@@ -11,10 +11,10 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
+use roundup::io::EngineChoice;
 use roundup::lab::{self, Lab};
 use roundup::plan::{self, Selection};
 use roundup::run::{self, RunOptions};
-use roundup::target::EngineChoice;
 use roundup::units::Counted;
 use roundup::{render, Error};
 
@@ -262,7 +262,7 @@ impl ImportArgs {
             skip_bad: self.skip_bad,
             queue_events: self.queue_events,
         };
-        let t = roundup::trace::import_file(file, &opts)?;
+        let t = roundup::store::import_trace(file, &opts)?;
         if t.skipped > 0 {
             eprintln!(
                 "warning: {}: {} malformed lines skipped",

@@ -185,7 +185,7 @@ impl Observer for Bars {
             &m.outcome.replay,
             job.workload.replay.as_ref().map(|r| r.mode),
         ) {
-            (Some(r), Some(roundup::suite::ReplayMode::Timed)) => {
+            (Some(r), Some(roundup::workload::ReplayMode::Timed)) => {
                 format!(
                     "  lag mean {} µs, max {} µs, {} issues >1 ms late",
                     figure(r.lag_mean_us),
@@ -277,8 +277,8 @@ pub(super) fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> 
         lab.results_dir().display()
     );
     if !summary.failed.is_empty() {
-        for (id, e) in &summary.failed {
-            eprintln!("{id}: {e}");
+        for failed in &summary.failed {
+            eprintln!("{}: {}", failed.id, failed.reason);
         }
         if let Some(why) = &summary.stopped {
             bail!(

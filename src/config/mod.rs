@@ -10,7 +10,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::error::InputError;
 use crate::units;
 
+mod loaded;
 mod position;
+mod values;
+
+pub use loaded::{sha256_file, sha256_hex, Loaded};
+pub use values::{BlockSizes, Ident};
 
 /// The content of `file` as text, or where its first byte that is not UTF-8 is.
 pub fn utf8_text<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a str, InputError> {

@@ -9,13 +9,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::suite::{Length, Workload};
-use crate::target::{AlignedBuf, Completion, EngineChoice, IoQueue, Target};
+use crate::io::EngineChoice;
+use crate::io::{Command, IoRequest, Op};
+use crate::target::TargetError;
+use crate::target::{AlignedBuf, Completion, IoQueue, Target};
 use crate::trace::Trace;
 use crate::workload::{
-    compressed_fraction, Command, DataFiller, IoRequest, IoSource, Op, ReplayReport,
-    SyntheticSource, TraceSource,
+    compressed_fraction, DataFiller, IoSource, ReplayReport, SyntheticSource, TraceSource,
 };
+use crate::workload::{Length, Workload};
 
 /// One measured I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,21 +146,55 @@ struct LoopResult {
     qd_sum: u64,
 }
 
-/// Runs one job's workload on `target` over `span` bytes with the job's `seed`, in the
-/// job's [`shape`]; `sink(t)` gives loop `t` its sample sink. Returns what the engine
-/// measured and the engine that served it.
-#[allow(clippy::too_many_arguments)]
-pub fn run<'s>(
-    w: &Workload,
-    span: u64,
-    seed: u64,
-    target: &mut dyn Target,
-    engine: EngineChoice,
-    sink: &(dyn Fn(u32) -> Box<dyn SampleSink + Send + 's> + Sync),
-    progress: &(dyn Fn(Tick) + Sync),
-    stop: &AtomicBool,
-    trace: Option<&Trace>,
-) -> Result<(Outcome, &'static str)> {
+/// What the engine runs: one job's workload over `span` bytes of the target, with the
+/// job's seed, the engine asked for and, for a replay, the trace.
+pub struct EngineJob<'a> {
+    /// The workload.
+    pub workload: &'a Workload,
+    /// Bytes of the target the offsets cover.
+    pub span: u64,
+    /// The job's seed (each loop derives its own from it).
+    pub seed: u64,
+    /// The engine asked for (a real target's; simulated ones have their own).
+    pub engine: EngineChoice,
+    /// The trace a replay plays.
+    pub trace: Option<&'a Trace>,
+}
+
+/// Where the engine reports as it runs: `sink(t)` gives loop `t` its sample sink;
+/// `progress` hears a [`Tick`] every few thousand I/Os; `stop` is Ctrl-C.
+pub struct Reporting<'a, 's> {
+    /// Each loop's sample sink.
+    pub sink: &'a (dyn Fn(u32) -> Box<dyn SampleSink + Send + 's> + Sync),
+    /// Progress.
+    pub progress: &'a (dyn Fn(Tick) + Sync),
+    /// Set to stop the job (Ctrl-C).
+    pub stop: &'a AtomicBool,
+}
+
+/// What a job's engine measured, and the engine that served it.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// What the engine measured beyond the samples.
+    pub outcome: Outcome,
+    /// `io_uring`, `psync` or the simulation model.
+    pub engine: &'static str,
+}
+
+/// Runs one job on `target` in the job's [`shape`].
+pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Result<Ran> {
+    let EngineJob {
+        workload: w,
+        span,
+        seed,
+        engine,
+        trace,
+    } = *job;
+    let Reporting {
+        sink,
+        progress,
+        stop,
+    } = *report;
     let shape = shape(w, target);
     let block = target.info().logical_block as u64;
     let needs_data = target.needs_data() && w.operation.writes();
@@ -174,7 +210,7 @@ pub fn run<'s>(
         let seed = if t == 0 {
             seed
         } else {
-            crate::workload::derive_seed(seed, &["thread", &t.to_string()])
+            crate::rng::derive_seed(seed, &["thread", &t.to_string()])
         };
         let mut sink = sink(t as u32);
         let mut source: Box<dyn IoSource> = match (trace, &w.replay) {
@@ -221,8 +257,9 @@ pub fn run<'s>(
             handles
                 .into_iter()
                 .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(Error::Target("an engine thread panicked".into())))
+                    h.join().unwrap_or(Err(Error::Target(TargetError::Internal(
+                        "an engine thread panicked",
+                    ))))
                 })
                 .collect()
         })
@@ -270,7 +307,10 @@ pub fn run<'s>(
         out.rounds = rounds;
         out.steady_state = Some(verdict);
     }
-    Ok((out, engine_used))
+    Ok(Ran {
+        outcome: out,
+        engine: engine_used,
+    })
 }
 
 /// Adds a timed replay's issue `lag` (ns behind its deadline) to the loop's sums.
@@ -424,11 +464,14 @@ fn run_loop(
 
         for c in completions.drain(..) {
             outstanding -= 1;
-            let (req, submit, qd) = inflight[c.slot as usize]
-                .take()
-                .ok_or_else(|| Error::Target("a completion for an idle slot".into()))?;
+            let (req, submit, qd) =
+                inflight[c.slot as usize]
+                    .take()
+                    .ok_or(Error::Target(TargetError::Internal(
+                        "a completion for an idle slot",
+                    )))?;
             if let Some(e) = c.error {
-                return Err(Error::Target(e));
+                return Err(Error::Target(TargetError::Failed(e)));
             }
             r.last_done = r.last_done.max(c.done_ns);
             if let Some(t) = tracker {
@@ -480,7 +523,7 @@ fn run_loop(
     r.out.replay = source.replay_report().map(|mut rep| {
         if w.replay
             .as_ref()
-            .is_some_and(|s| s.mode == crate::suite::ReplayMode::Timed)
+            .is_some_and(|s| s.mode == crate::workload::ReplayMode::Timed)
         {
             rep.lag_mean_us =
                 r.lag_sum_ns as f64 / (rep.issued + rep.trims + rep.flushes).max(1) as f64 / 1e3;

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::suite::{Metric, SteadyState};
+use crate::workload::{Metric, SteadyState};
 
 /// The figures of one round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

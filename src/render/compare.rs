@@ -1,18 +1,20 @@
 //! Drive-vs-drive pages (one drive's figures as a share of another's) and per-test
 //! leaderboards (every drive under every firmware, ranked).
 
+use super::context::{test_title, ChartCtx, DriveRow, Figure, TableCtx, TableRow};
+use super::format::{direction, figures_text, latency, Scale};
+use super::output::sentence_case;
+
 use std::collections::BTreeMap;
 
+use super::RenderError;
 use crate::analysis::TestFigures;
 use crate::commentary::Commentary;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::units::figure;
 
 use super::chart::{BarChart, BarItem};
-use super::{
-    direction, figures_text, latency, sentence_case, test_title, ChartCtx, DriveRow, Figure,
-    Report, Scale, TableCtx, TableRow,
-};
+use super::Report;
 
 /// A bar chart with its table, before it is placed on a page.
 pub(super) struct Bars {
@@ -30,7 +32,7 @@ impl Bars {
         report: &mut Report,
         page: &str,
     ) -> Result<ChartCtx> {
-        let svg = self.chart.to_svg().map_err(Error::Render)?;
+        let svg = self.chart.to_svg().map_err(RenderError::Chart)?;
         Ok(Figure {
             id: self.chart.id,
             title: self.chart.title,

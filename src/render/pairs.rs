@@ -1,15 +1,17 @@
 //! Pairs of a test's variants that differ in one dimension (compressible and
 //! incompressible data, 4 KiB and 512 B alignment, two firmwares) and their paired charts.
 
+use super::context::{chart_href, slot_text, ChartCtx, PairRow};
+use super::draft::{changes_draft, Change};
+use super::format::{direction, fingerprint, Scale};
+
 use super::chart::{percent_change, PairChart, PairItem};
-use super::{
-    changes_draft, chart_href, direction, fingerprint, slot_text, Change, ChartCtx, PairRow,
-    Report, Scale,
-};
+use super::RenderError;
+use super::Report;
 use crate::analysis::TestFigures;
 use crate::commentary::Commentary;
-use crate::error::{Error, Result};
-use crate::lab::sha256_hex;
+use crate::config::sha256_hex;
+use crate::error::Result;
 
 /// Two variants of a test that differ in one dimension, the others equal.
 pub struct Pair<'a> {
@@ -179,7 +181,7 @@ pub(super) fn pair_ctx(
             })
             .collect(),
     };
-    let svg = chart.to_svg().map_err(Error::Render)?;
+    let svg = chart.to_svg().map_err(RenderError::Chart)?;
     let fp = pair_fingerprint(p);
     let (commentary, stale) = slot_text(notes, &p.id, &fp, report, page);
     Ok(ChartCtx {

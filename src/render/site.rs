@@ -2,13 +2,14 @@
 //! leaderboards and the index), built from the lab's results and commentary before any is
 //! written.
 
+use super::context::{
+    chart_ctx, drive_slots, page_context, suite_order, suite_slots, ChartCtx, DriveRow, SuiteLink,
+};
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::pairs::{pair_ctx, pairs, Pair};
-use super::{
-    chart_ctx, compare, drive_slots, page_context, suite_order, suite_slots, timing, ChartCtx,
-    DriveRow, Options, Report, SuiteLink,
-};
+use super::{compare, timing, Options, Report};
 use crate::analysis::{self, TestFigures};
 use crate::commentary::Commentary;
 use crate::error::Result;

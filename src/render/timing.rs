@@ -1,16 +1,20 @@
 //! The line charts of a test: the latency CDF of every drive, and one drive's latency and
 //! throughput over time across its repeats (stutter, degradation, the SNIA window).
 
+use super::context::{test_title, ChartCtx, Figure, TableCtx, TableRow};
+use super::draft::{changes_draft, Change};
+use super::format::{csv_field, direction, latency, Scale};
+
+use super::RenderError;
 use crate::analysis::{Bar, TestFigures, CDF_PERCENTILES};
 use crate::commentary::Commentary;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::units::figure;
 
-use super::chart::{percent_change, LineChart, Mark, Series, BAR, HIGHLIGHT};
-use super::{
-    changes_draft, csv_field, direction, latency, test_title, Change, ChartCtx, Figure, Report,
-    Scale, TableCtx, TableRow,
+use super::chart::{
+    percent_change, Axis, AxisScale, AxisValues, LineChart, Mark, Series, BAR, HIGHLIGHT,
 };
+use super::Report;
 
 /// A line chart with its table, its CSV (every plotted point) and its commentary slot.
 pub(super) struct Line {
@@ -29,7 +33,7 @@ impl Line {
         report: &mut Report,
         page: &str,
     ) -> Result<ChartCtx> {
-        let svg = self.chart.to_svg().map_err(Error::Render)?;
+        let svg = self.chart.to_svg().map_err(RenderError::Chart)?;
         Ok(Figure {
             id: self.chart.id,
             title: self.chart.title,
@@ -150,14 +154,12 @@ pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line 
             caption: "share of I/Os completed within each latency · lower latency is better: \
                       further left"
                 .into(),
-            x_label: "latency (log scale)".into(),
-            y_label: "I/Os completed, %".into(),
-            log_x: true,
-            x_latency: true,
-            y_latency: false,
-            log_y: false,
-            y_from_zero: true,
-            x_whole: false,
+            x: Axis::new("latency (log scale)", AxisScale::Log, AxisValues::Latency),
+            y: Axis::new(
+                "I/Os completed, %",
+                AxisScale::FromZero,
+                AxisValues::Figures,
+            ),
             series,
             bands: vec![],
             rules: vec![],
@@ -311,14 +313,12 @@ pub(super) fn latency_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line {
                 "slowest I/O and mean latency of each of {} intervals a run · lower is better",
                 crate::analysis::TIMELINE_POINTS
             ),
-            x_label: "time, s (repeats one after another)".into(),
-            y_label: "latency (log scale)".into(),
-            log_x: false,
-            x_latency: false,
-            y_latency: true,
-            log_y: true,
-            y_from_zero: false,
-            x_whole: false,
+            x: Axis::new(
+                "time, s (repeats one after another)",
+                AxisScale::FromZero,
+                AxisValues::Figures,
+            ),
+            y: Axis::new("latency (log scale)", AxisScale::Log, AxisValues::Latency),
             series: vec![
                 Series {
                     label: "mean latency of the interval".into(),
@@ -422,14 +422,12 @@ pub(super) fn throughput_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line
                 "{what} in each of {} intervals a run · higher is better",
                 crate::analysis::TIMELINE_POINTS
             ),
-            x_label: "time, s (repeats one after another)".into(),
-            y_label: unit.to_string(),
-            log_x: false,
-            x_latency: false,
-            y_latency: false,
-            log_y: false,
-            y_from_zero: true,
-            x_whole: false,
+            x: Axis::new(
+                "time, s (repeats one after another)",
+                AxisScale::FromZero,
+                AxisValues::Figures,
+            ),
+            y: Axis::new(unit.to_string(), AxisScale::FromZero, AxisValues::Figures),
             series: vec![Series {
                 label: b.drive_name.clone(),
                 points: points.iter().map(|(_, t, p)| (*t, value(p))).collect(),
@@ -511,14 +509,12 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
                 "{} of each repeat, as % of the drive's first · {better}",
                 caption.split(", ").next().unwrap_or(caption)
             ),
-            x_label: "repeat".into(),
-            y_label: "% of the first repeat".into(),
-            log_x: false,
-            x_latency: false,
-            y_latency: false,
-            log_y: false,
-            y_from_zero: true,
-            x_whole: true,
+            x: Axis::new("repeat", AxisScale::FromZero, AxisValues::Counts),
+            y: Axis::new(
+                "% of the first repeat",
+                AxisScale::FromZero,
+                AxisValues::Figures,
+            ),
             series: f
                 .bars
                 .iter()
@@ -616,7 +612,7 @@ mod tests {
         assert_eq!(g1, [100.0, 90.0, 70.0]);
         // No share of a first repeat that did nothing.
         assert!(points[2].iter().all(|p| p.1.is_nan()));
-        assert_eq!(line.chart.y_label, "% of the first repeat");
+        assert_eq!(line.chart.y.label, "% of the first repeat");
         assert!(line
             .chart
             .caption

@@ -198,4 +198,4 @@ pub fn invalidate(dir: &Path) -> Result<()> {
 }
 
 mod trace_file;
-pub use trace_file::{read_trace, write_trace};
+pub use trace_file::{import_trace, read_trace, write_trace};

@@ -16,7 +16,7 @@ use polars::prelude::*;
 use super::{temp_name, SAMPLES};
 use crate::engine::{Sample, SampleSink};
 use crate::error::{Error, Result};
-use crate::workload::Op;
+use crate::io::Op;
 
 /// Rows per chunk handed to the writer thread (and per Parquet row group).
 const CHUNK_ROWS: usize = 1 << 18;
@@ -332,7 +332,7 @@ impl SampleWriter {
             File::open(&self.tmp)
                 .and_then(|f| f.sync_all())
                 .map_err(|e| Error::io(&self.tmp, e))?;
-            let sha = crate::lab::sha256_file(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
+            let sha = crate::config::sha256_file(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
             fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
             Ok((rows, sha))
         })();

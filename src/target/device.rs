@@ -6,6 +6,7 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use super::TargetError;
 use crate::error::{Error, Result};
 
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
@@ -142,10 +143,10 @@ pub fn guard_writes(
         .unwrap_or_else(|| path.display().to_string());
     let token = id.get("serial").cloned().unwrap_or_else(|| name.clone());
     let refuse = |why: String| {
-        Err(Error::Target(format!(
-            "refusing to write to {}: {why}",
-            path.display()
-        )))
+        Err(Error::Target(TargetError::HoldsData {
+            path: path.to_path_buf(),
+            why,
+        }))
     };
     let dev_dir = sysfs_of(major, minor);
     // Devices whose mounts or holders count: the device and each of its partitions.
@@ -217,22 +218,25 @@ pub fn guard_writes(
     Ok(())
 }
 
+fn first_blocks(error: std::io::Error) -> Error {
+    Error::Target(TargetError::Os {
+        target: "the device".into(),
+        action: "cannot read its first blocks".into(),
+        error,
+    })
+}
+
 /// The partition table, filesystem or volume signature at the start of a device, if any.
 pub fn signature(file: &mut fs::File) -> Result<Option<&'static str>> {
     use std::io::{Seek, SeekFrom};
     let mut buf = vec![0u8; 68 * 1024];
-    file.seek(SeekFrom::Start(0))
-        .map_err(|e| Error::Target(format!("cannot read the device's first blocks: {e}")))?;
+    file.seek(SeekFrom::Start(0)).map_err(first_blocks)?;
     let mut n = 0;
     while n < buf.len() {
         match file.read(&mut buf[n..]) {
             Ok(0) => break,
             Ok(k) => n += k,
-            Err(e) => {
-                return Err(Error::Target(format!(
-                    "cannot read the device's first blocks: {e}"
-                )))
-            }
+            Err(e) => return Err(first_blocks(e)),
         }
     }
     let b = &buf[..n];

@@ -11,13 +11,14 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use super::uring::UringQueue;
-use super::{
-    device, AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo, TargetKind,
-};
+use super::TargetError;
+use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetInfo, TargetKind};
 use crate::drive::PathTarget;
 use crate::error::{Error, Result};
-use crate::suite::DataKind;
-use crate::workload::{Command, DataFiller, IoRequest, Op};
+use crate::io::EngineChoice;
+use crate::io::{Command, IoRequest, Op};
+use crate::workload::DataFiller;
+use crate::workload::DataKind;
 
 /// The sidecar that marks a file as created by roundup (so it may be written and removed).
 pub fn marker_path(path: &Path) -> PathBuf {
@@ -34,15 +35,14 @@ pub struct FileTarget {
 
 fn direct_error(path: &Path, e: std::io::Error) -> Error {
     if e.raw_os_error() == Some(libc::EINVAL) {
-        Error::Target(format!(
-            "{}: the filesystem refuses O_DIRECT (direct I/O); put the target on a filesystem that supports it, such as ext4 or xfs",
-            path.display()
-        ))
+        Error::Target(TargetError::NoDirectIo {
+            path: path.to_path_buf(),
+        })
     } else if e.kind() == ErrorKind::PermissionDenied {
-        Error::Target(format!(
-            "{}: not writable by this user: {e}",
-            path.display()
-        ))
+        Error::Target(TargetError::NotWritable {
+            path: path.to_path_buf(),
+            error: e,
+        })
     } else {
         Error::io(path, e)
     }
@@ -109,10 +109,11 @@ impl FileTarget {
             Ok(m) => m,
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 let Some(size) = spec.size else {
-                    return Err(Error::Target(format!(
-                        "drive {drive}: {} does not exist; give `size:` in drives/{drive}.yaml to let roundup create it",
-                        path.display()
-                    )));
+                    return Err(TargetError::Missing {
+                        drive: drive.into(),
+                        path: path.into(),
+                    }
+                    .into());
                 };
                 create_filled(path, size)?;
                 fs::metadata(path).map_err(|e| Error::io(path, e))?
@@ -151,18 +152,21 @@ impl FileTarget {
             })
         } else if ft.is_file() {
             if writes && !marker_path(path).exists() && !spec.overwrite {
-                return Err(Error::Target(format!(
-                    "drive {drive}: refusing to write to {}: roundup did not create it; set `overwrite: true` in drives/{drive}.yaml to allow it",
-                    path.display()
-                )));
+                return Err(TargetError::NotCreatedByRoundup {
+                    drive: drive.into(),
+                    path: path.into(),
+                }
+                .into());
             }
             if let Some(size) = spec.size {
                 if size != meta.len() && marker_path(path).exists() {
-                    return Err(Error::Target(format!(
-                        "drive {drive}: {} is {} bytes but the drive file says size {size}; remove it (and its .roundup marker) to recreate it",
-                        path.display(),
-                        meta.len()
-                    )));
+                    return Err(TargetError::SizeChanged {
+                        drive: drive.into(),
+                        path: path.into(),
+                        found: meta.len(),
+                        expected: size,
+                    }
+                    .into());
                 }
             }
             let file = open_direct(path, for_writing, false)?;
@@ -172,10 +176,11 @@ impl FileTarget {
                 info: file_info(path, meta.len(), identity),
             })
         } else {
-            Err(Error::Target(format!(
-                "drive {drive}: {} is neither a regular file nor a block device",
-                path.display()
-            )))
+            Err(TargetError::NotFileOrDevice {
+                drive: drive.into(),
+                path: path.into(),
+            }
+            .into())
         }
     }
 }
@@ -201,10 +206,11 @@ fn lock(file: &File, drive: &str, path: &Path) -> Result<()> {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
-    Err(Error::Target(format!(
-        "drive {drive}: {} is in use by another roundup run (or a program holding its lock); wait for it to end: two runs on one drive measure each other",
-        path.display()
-    )))
+    Err(TargetError::Locked {
+        drive: drive.into(),
+        path: path.into(),
+    }
+    .into())
 }
 
 /// What a file of `len` bytes on the device with `identity` offers: the device decides the
@@ -237,10 +243,11 @@ fn file_info(
 
 fn check_size(path: &Path, size: u64) -> Result<()> {
     if size % 4096 != 0 {
-        return Err(Error::Target(format!(
-            "{}: size must be a multiple of 4 KiB, found {size}",
-            path.display()
-        )));
+        return Err(TargetError::BadSize {
+            path: path.into(),
+            size,
+        }
+        .into());
     }
     Ok(())
 }
@@ -288,10 +295,11 @@ impl Target for FileTarget {
 
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
         discard_range(&self.file, offset, len).map_err(|e| {
-            let name = self.info.path.clone().unwrap_or_default();
-            Error::Target(format!(
-                "{name}: cannot discard (purge) {len} bytes at {offset}: {e}"
-            ))
+            Error::Target(TargetError::Os {
+                target: self.info.path.clone().unwrap_or_default(),
+                action: format!("cannot discard (purge) {len} bytes at {offset}"),
+                error: e,
+            })
         })
     }
 
@@ -307,10 +315,19 @@ impl Target for FileTarget {
         for _ in 0..threads {
             let uring = match engine {
                 EngineChoice::Psync => None,
-                EngineChoice::Auto => UringQueue::new(self.file.clone(), depth, origin, name.clone()).ok(),
-                EngineChoice::IoUring => Some(UringQueue::new(self.file.clone(), depth, origin, name.clone()).map_err(|e| {
-                    Error::Target(format!("{name}: io_uring is not available here ({e}); use `engine: psync` or `auto`"))
-                })?),
+                EngineChoice::Auto => {
+                    UringQueue::new(self.file.clone(), depth, origin, name.clone()).ok()
+                }
+                EngineChoice::IoUring => Some(
+                    UringQueue::new(self.file.clone(), depth, origin, name.clone()).map_err(
+                        |e| {
+                            Error::Target(TargetError::NoUring {
+                                target: name.clone(),
+                                error: e,
+                            })
+                        },
+                    )?,
+                ),
             };
             match uring {
                 Some(q) => out.push(Box::new(q)),
@@ -361,12 +378,20 @@ pub(super) fn run_command(file: &File, name: &str, cmd: Command) -> Result<()> {
         Command::Trim { offset, len } => match discard_range(file, offset, len) {
             Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(()),
             r => r.map_err(|e| {
-                Error::Target(format!("{name}: cannot trim {len} bytes at {offset}: {e}"))
+                Error::Target(TargetError::Os {
+                    target: name.into(),
+                    action: format!("cannot trim {len} bytes at {offset}"),
+                    error: e,
+                })
             }),
         },
-        Command::Flush => file
-            .sync_data()
-            .map_err(|e| Error::Target(format!("{name}: cannot flush: {e}"))),
+        Command::Flush => file.sync_data().map_err(|error| {
+            Error::Target(TargetError::Os {
+                target: name.into(),
+                action: "cannot flush".into(),
+                error,
+            })
+        }),
     }
 }
 
@@ -445,7 +470,7 @@ impl IoQueue for PsyncQueue {
     fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {
         self.senders[slot as usize]
             .send((slot, req, buf))
-            .map_err(|_| Error::Target("an I/O worker thread stopped".into()))
+            .map_err(|_| Error::Target(TargetError::Internal("an I/O worker thread stopped")))
     }
 
     fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
@@ -457,7 +482,11 @@ impl IoQueue for PsyncQueue {
             {
                 Ok(c) => out.push(c),
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Ok(()),
-                Err(_) => return Err(Error::Target("the I/O worker threads stopped".into())),
+                Err(_) => {
+                    return Err(Error::Target(TargetError::Internal(
+                        "the I/O worker threads stopped",
+                    )))
+                }
             }
         }
         while let Ok(c) = self.done.try_recv() {
@@ -470,7 +499,7 @@ impl IoQueue for PsyncQueue {
         let first = self
             .done
             .recv()
-            .map_err(|_| Error::Target("the I/O worker threads stopped".into()))?;
+            .map_err(|_| Error::Target(TargetError::Internal("the I/O worker threads stopped")))?;
         out.push(first);
         while let Ok(c) = self.done.try_recv() {
             out.push(c);

@@ -14,10 +14,12 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::virtual_queue::{one_queue, take_done, Done};
-use super::{AlignedBuf, Completion, EngineChoice, IoQueue, Target, TargetInfo};
+use super::TargetError;
+use super::{AlignedBuf, Completion, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, HddSpec};
 use crate::error::{Error, Result};
-use crate::workload::{Command, IoRequest, Op};
+use crate::io::EngineChoice;
+use crate::io::{Command, IoRequest, Op};
 
 /// How long the head must be idle before it destages the write cache in the background.
 const DESTAGE_AFTER_IDLE: u64 = 5_000_000;
@@ -446,10 +448,14 @@ impl IoQueue for HddQueue<'_> {
 
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
         if self.inflight == 0 {
-            return Err(Error::Target("reap with nothing in flight".into()));
+            return Err(Error::Target(TargetError::Internal(
+                "reap with nothing in flight",
+            )));
         }
         let Some(t) = self.next_done(u64::MAX) else {
-            return Err(Error::Target("the simulated disk lost a request".into()));
+            return Err(Error::Target(TargetError::Internal(
+                "the simulated disk lost a request",
+            )));
         };
         self.sim.clock = self.sim.clock.max(t);
         self.inflight -= take_done(&mut self.sim.done, &mut self.bufs, self.origin, t, out)?;
@@ -460,7 +466,9 @@ impl IoQueue for HddQueue<'_> {
     /// the write-back cache is on the platters.
     fn command(&mut self, cmd: Command) -> Result<()> {
         if self.inflight > 0 {
-            return Err(Error::Target("a trim or flush with I/O in flight".into()));
+            return Err(Error::Target(TargetError::Internal(
+                "a trim or flush with I/O in flight",
+            )));
         }
         if cmd == Command::Flush {
             self.sim.write_out_cache();

@@ -17,15 +17,15 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::error::TargetError;
 pub use buffer::AlignedBuf;
 pub use file::FileTarget;
 pub use sim::SimpleSim;
 
 use crate::drive::{DriveSpec, TargetSpec};
 use crate::error::Result;
-use crate::suite::Workload;
-use crate::units::SizeLabel;
-use crate::workload::{Command, IoRequest};
+use crate::io::EngineChoice;
+use crate::io::{Command, IoRequest};
 
 /// What kind of thing a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,42 +98,6 @@ pub struct Completion {
     pub done_ns: u64,
     /// Failure, if any, as the operating system or model reported it.
     pub error: Option<String>,
-}
-
-/// Which I/O engine serves a real target.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineChoice {
-    /// io_uring where the kernel offers it, otherwise psync.
-    #[default]
-    Auto,
-    /// io_uring only.
-    IoUring,
-    /// A thread per slot doing pread/pwrite.
-    Psync,
-}
-
-impl EngineChoice {
-    /// The word used in files and on the command line.
-    pub fn word(&self) -> &'static str {
-        match self {
-            EngineChoice::Auto => "auto",
-            EngineChoice::IoUring => "io_uring",
-            EngineChoice::Psync => "psync",
-        }
-    }
-}
-
-impl std::str::FromStr for EngineChoice {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "auto" => Ok(EngineChoice::Auto),
-            "io_uring" => Ok(EngineChoice::IoUring),
-            "psync" => Ok(EngineChoice::Psync),
-            other => Err(format!("expected auto, io_uring or psync, found {other:?}")),
-        }
-    }
 }
 
 /// A queue of in-flight I/Os for one job. The engine owns the loop; the queue only submits
@@ -239,67 +203,11 @@ pub fn probe(
     }
 }
 
-/// A test that does not fit a drive: the test's key at fault and what is wrong with it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Misfit {
-    /// The key of the test (`span`, `block_size`, `align`, `queue_depth`).
-    pub key: &'static str,
-    /// What is wrong, naming the drive.
-    pub message: String,
-}
-
-/// Checks a workload against drive `drive`'s target and returns the span in bytes.
-pub fn check_workload(
-    drive: &str,
-    info: &TargetInfo,
-    w: &Workload,
-) -> std::result::Result<u64, Misfit> {
-    let span = w.span.resolve(info.capacity);
-    let lb = info.logical_block as u64;
-    let misfit = |key, message| Err(Misfit { key, message });
-    if span > info.capacity {
-        return misfit(
-            "span",
-            format!(
-                "expected at most the {} drive {drive} offers, found {}",
-                crate::units::SizeRounded(info.capacity),
-                SizeLabel(span)
-            ),
-        );
+/// A simulated drive's parameters that its model cannot run.
+pub(crate) fn config_error(drive: &DriveSpec, message: &str) -> crate::error::Error {
+    TargetError::Config {
+        drive: drive.id.0.clone(),
+        message: message.into(),
     }
-    if span < w.block_size.max() {
-        return misfit(
-            "span",
-            format!(
-                "expected at least the block size {} on drive {drive}, found {}",
-                SizeLabel(w.block_size.max()),
-                SizeLabel(span)
-            ),
-        );
-    }
-    if w.replay.is_some() {
-        // A trace's requests are aligned to the logical block as they are played.
-        return Ok(span);
-    }
-    for (size, _) in &w.block_size.0 {
-        if size % lb != 0 {
-            return misfit(
-                "block_size",
-                format!(
-                    "expected a multiple of drive {drive}'s logical block size ({lb} B), found {}",
-                    SizeLabel(*size)
-                ),
-            );
-        }
-    }
-    if w.align % lb != 0 {
-        return misfit(
-            "align",
-            format!(
-                "expected a multiple of drive {drive}'s logical block size ({lb} B), found {}",
-                SizeLabel(w.align)
-            ),
-        );
-    }
-    Ok(span)
+    .into()
 }

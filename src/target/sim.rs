@@ -11,11 +11,12 @@
 //! persists across the jobs of a run.
 
 use super::virtual_queue::{reserving_queues, Reserving};
-use super::{EngineChoice, IoQueue, Target, TargetInfo};
+use super::{IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, SimSpec};
-use crate::error::{Error, Result};
-use crate::suite::Workload;
-use crate::workload::{Command, IoRequest, Op};
+use crate::error::Result;
+use crate::io::EngineChoice;
+use crate::io::{Command, IoRequest, Op};
+use crate::workload::Workload;
 
 /// A simulated drive of the `simple` model.
 pub struct SimpleSim {
@@ -65,16 +66,16 @@ impl SimpleSim {
     pub fn new(drive: &DriveSpec, s: &SimSpec) -> Result<SimpleSim> {
         let logical = s.logical_block.map(|b| b.0).unwrap_or(512);
         if !logical.is_power_of_two() || !(512..=65536).contains(&logical) {
-            return Err(Error::Target(format!(
-                "drive {}: sim.logical_block must be a power of two from 512 B to 64 KiB",
-                drive.id
-            )));
+            return Err(super::config_error(
+                drive,
+                "sim.logical_block must be a power of two from 512 B to 64 KiB",
+            ));
         }
         if s.stripe.0 % logical != 0 {
-            return Err(Error::Target(format!(
-                "drive {}: sim.stripe must be a multiple of the logical block",
-                drive.id
-            )));
+            return Err(super::config_error(
+                drive,
+                "sim.stripe must be a multiple of the logical block",
+            ));
         }
         let p = Params::of(s);
         Ok(SimpleSim {

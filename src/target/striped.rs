@@ -6,10 +6,11 @@
 
 use super::ssd::SsdSim;
 use super::virtual_queue::{reserving_queues, Reserving};
-use super::{EngineChoice, IoQueue, Target, TargetInfo};
+use super::{IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, SsdSpec};
-use crate::error::{Error, Result};
-use crate::workload::{Command, IoRequest, Op};
+use crate::error::Result;
+use crate::io::EngineChoice;
+use crate::io::{Command, IoRequest, Op};
 
 /// Controllers in RAID 0 behind one link.
 pub struct StripedSsd {
@@ -30,17 +31,17 @@ impl StripedSsd {
         let n = s.controllers as u64;
         let stripe = s.stripe.map(|v| v.0).unwrap_or(0);
         if n < 2 || stripe == 0 {
-            return Err(Error::Target(format!(
-                "drive {}: a striped SSD needs two or more controllers and a stripe",
-                drive.id
-            )));
+            return Err(super::config_error(
+                drive,
+                "a striped SSD needs two or more controllers and a stripe",
+            ));
         }
         let share = drive.capacity / n / stripe * stripe;
         if share == 0 {
-            return Err(Error::Target(format!(
-                "drive {}: a capacity of at least one stripe per controller is needed",
-                drive.id
-            )));
+            return Err(super::config_error(
+                drive,
+                "a capacity of at least one stripe per controller is needed",
+            ));
         }
         let mut member = drive.clone();
         member.capacity = share;

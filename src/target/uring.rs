@@ -10,9 +10,10 @@ use std::time::Instant;
 use io_uring::{opcode, types, IoUring};
 
 use super::file::run_command;
+use super::TargetError;
 use super::{AlignedBuf, Completion, IoQueue};
 use crate::error::{Error, Result};
-use crate::workload::{Command, IoRequest, Op};
+use crate::io::{Command, IoRequest, Op};
 
 /// The engine sleeps until this share (1/N) of the I/Os in flight have completed (at least
 /// one): 8 at QD32, 1 below QD8.
@@ -99,10 +100,11 @@ impl IoQueue for UringQueue {
         if self.disabled {
             let enabled = self.ring.submitter().register_enable_rings();
             enabled.map_err(|e| {
-                Error::Target(format!(
-                    "{}: io_uring: cannot enable the ring: {e}",
-                    self.name
-                ))
+                Error::Target(TargetError::Os {
+                    target: self.name.clone(),
+                    action: "io_uring: cannot enable the ring".into(),
+                    error: e,
+                })
             })?;
             self.disabled = false;
         }
@@ -125,9 +127,8 @@ impl IoQueue for UringQueue {
         let pushed = unsafe { self.ring.submission().push(&entry) };
         if pushed.is_err() {
             self.slots[slot as usize] = None;
-            return Err(Error::Target(format!(
-                "{}: the io_uring submission queue is full",
-                self.name
+            return Err(Error::Target(TargetError::Internal(
+                "the io_uring submission queue is full",
             )));
         }
         self.inflight += 1;
@@ -147,7 +148,7 @@ impl IoQueue for UringQueue {
                 Err(e)
                     if e.raw_os_error() == Some(libc::ETIME)
                         || e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::Target(format!("{}: io_uring: {e}", self.name))),
+                Err(e) => return Err(self.os_error(e)),
             }
         }
         let done_ns = self.now();
@@ -157,8 +158,7 @@ impl IoQueue for UringQueue {
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
         let before = out.len();
         while out.len() == before {
-            self.wait()
-                .map_err(|e| Error::Target(format!("{}: io_uring: {e}", self.name)))?;
+            self.wait().map_err(|e| self.os_error(e))?;
             let done_ns = self.now();
             self.drain(done_ns, out)?;
         }
@@ -173,6 +173,15 @@ impl IoQueue for UringQueue {
 }
 
 impl UringQueue {
+    /// An error of the ring's system calls.
+    fn os_error(&self, error: std::io::Error) -> Error {
+        Error::Target(TargetError::Os {
+            target: self.name.clone(),
+            action: "io_uring".into(),
+            error,
+        })
+    }
+
     /// Moves every completion in the ring to `out`, stamped `done_ns`.
     fn drain(&mut self, done_ns: u64, out: &mut Vec<Completion>) -> Result<()> {
         let cqes: Vec<(u64, i32)> = self
@@ -182,9 +191,8 @@ impl UringQueue {
             .collect();
         for (slot, res) in cqes {
             let Some((buf, req)) = self.slots.get_mut(slot as usize).and_then(Option::take) else {
-                return Err(Error::Target(format!(
-                    "{}: io_uring completed an unknown slot {slot}",
-                    self.name
+                return Err(Error::Target(TargetError::Internal(
+                    "io_uring completed an unknown slot",
                 )));
             };
             self.inflight -= 1;

@@ -6,9 +6,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::TargetError;
 use super::{AlignedBuf, Completion, IoQueue};
 use crate::error::{Error, Result};
-use crate::workload::{Command, IoRequest, Op};
+use crate::io::{Command, IoRequest, Op};
 
 /// The completions not yet reaped, taken in (time, request sequence) order: a min-heap, so
 /// that a deep queue (QD32) costs a few comparisons per completion, not a scan of every
@@ -78,9 +79,9 @@ pub(super) fn reserving_queues<M: Reserving>(
 /// A simulated drive serves one queue (one job's loop owns its state).
 pub(super) fn one_queue(threads: u32) -> Result<()> {
     if threads != 1 {
-        return Err(Error::Target(
-            "a simulated drive serves one queue; run threads × depth in it".into(),
-        ));
+        return Err(Error::Target(TargetError::Internal(
+            "a simulated drive serves one queue; run threads × depth in it",
+        )));
     }
     Ok(())
 }
@@ -99,7 +100,9 @@ pub(super) fn take_done(
         let buf = bufs
             .get_mut(slot as usize)
             .and_then(Option::take)
-            .ok_or_else(|| Error::Target("slot without a buffer".into()))?;
+            .ok_or(Error::Target(TargetError::Internal(
+                "slot without a buffer",
+            )))?;
         out.push(Completion {
             slot,
             buf,
@@ -168,7 +171,9 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
 
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
         let Some(t) = self.pending.next_time() else {
-            return Err(Error::Target("reap with nothing in flight".into()));
+            return Err(Error::Target(TargetError::Internal(
+                "reap with nothing in flight",
+            )));
         };
         self.sim.advance_to(t);
         take_done(&mut self.pending, &mut self.bufs, self.origin, t, out)?;
@@ -177,7 +182,9 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
 
     fn command(&mut self, cmd: Command) -> Result<()> {
         if self.pending.next_time().is_some() {
-            return Err(Error::Target("a trim or flush with I/O in flight".into()));
+            return Err(Error::Target(TargetError::Internal(
+                "a trim or flush with I/O in flight",
+            )));
         }
         let now = self.sim.clock();
         let done = self.sim.command(now, cmd)?;

@@ -5,9 +5,9 @@
 use serde::Deserialize;
 
 use super::{Format, Trace, TraceOp, TraceRequest};
+use crate::config::{BlockSizes, Ident};
 use crate::config::{Count, Duration, Fraction, Size};
-use crate::suite::{BlockSizes, Ident};
-use crate::workload::{below, stream};
+use crate::rng::{below, stream};
 
 /// A workload description (`suites/profiles/NAME.yaml`).
 #[derive(Debug, Clone, Deserialize)]

@@ -9,8 +9,8 @@
 use rand::RngCore;
 use rand_chacha::ChaCha8Rng;
 
-use super::stream;
-use crate::suite::DataKind;
+use crate::rng::stream;
+use crate::workload::DataKind;
 
 /// The fixed part of compressible data: a short repeating pattern.
 const PATTERN: &[u8; 16] = b"roundup-pattern.";

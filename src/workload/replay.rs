@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Command, IoRequest, IoSource, Op};
-use crate::suite::{Remap, ReplayMode, ReplaySpec};
+use super::IoSource;
+use crate::io::{Command, IoRequest, Op};
 use crate::trace::{TraceOp, TraceRequest};
+use crate::workload::{Remap, ReplayMode, ReplaySpec};
 
 /// What playback changed or left out, for the manifest.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -223,7 +224,7 @@ mod tests {
 
     fn spec(mode: ReplayMode, remap: Remap) -> ReplaySpec {
         ReplaySpec {
-            trace: crate::suite::TraceInput::File {
+            trace: crate::workload::TraceInput::File {
                 path: "t".into(),
                 format: None,
             },

@@ -2,8 +2,10 @@
 
 use rand_chacha::ChaCha8Rng;
 
-use super::{below, stream, IoRequest, IoSource, Op};
-use crate::suite::{Pattern, Workload};
+use super::IoSource;
+use crate::io::{IoRequest, Op};
+use crate::rng::{below, stream};
+use crate::workload::{Pattern, Workload};
 
 /// Generates the requests of one job from its workload and seed, without end (the engine
 /// decides when the job is over).
@@ -121,7 +123,8 @@ impl IoSource for SyntheticSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::{BlockSizes, Length, Span};
+    use crate::config::BlockSizes;
+    use crate::workload::{Length, Span};
 
     fn workload(pattern: Pattern, sizes: Vec<(u64, u32)>, align: u64, read: u8) -> Workload {
         let mut w = Workload::simple(

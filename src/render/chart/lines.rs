@@ -58,23 +58,10 @@ pub struct LineChart {
     pub subtitle: String,
     /// What is plotted and the direction (`lower is better`).
     pub caption: String,
-    /// The x axis' quantity and unit.
-    pub x_label: String,
-    /// The y axis' quantity and unit.
-    pub y_label: String,
-    /// Logarithmic x axis.
-    pub log_x: bool,
-    /// The x values are latencies in µs: ticks read as durations (`500 µs`, `10 ms`, `1 s`).
-    pub x_latency: bool,
-    /// The y values are latencies in µs (as `x_latency`).
-    pub y_latency: bool,
-    /// Logarithmic y axis.
-    pub log_y: bool,
-    /// The y axis starts at zero (else at the smallest value).
-    pub y_from_zero: bool,
-    /// The x values are counts (repeats): ticks on whole numbers only, the axis from half a
-    /// step before the first to half a step after the last (else from zero).
-    pub x_whole: bool,
+    /// The x axis.
+    pub x: Axis,
+    /// The y axis.
+    pub y: Axis,
     /// The series, drawn in order (the highlighted one last, on top).
     pub series: Vec<Series>,
     /// Shaded x ranges with a label (the SNIA measurement window).
@@ -83,6 +70,55 @@ pub struct LineChart {
     pub rules: Vec<(f64, String)>,
     /// Text for screen readers: the figures in words.
     pub summary: String,
+}
+
+/// How an axis maps its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AxisScale {
+    /// Linear, from the smallest value.
+    Linear,
+    /// Linear, from zero (or the smallest value, if below zero).
+    FromZero,
+    /// Logarithmic, from and to powers of ten.
+    Log,
+}
+
+/// What an axis' values are, which decides its ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AxisValues {
+    /// Plain figures.
+    Figures,
+    /// Latencies in µs: ticks read as durations (`500 µs`, `10 ms`, `1 s`).
+    Latency,
+    /// Counts (repeats): ticks on whole numbers only, the axis from half a step before the
+    /// first to half a step after the last (a linear axis).
+    Counts,
+}
+
+/// One axis of a line chart: its quantity and unit, its scale and its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    /// The quantity and unit (`latency, µs`).
+    pub label: String,
+    /// Linear or logarithmic.
+    pub scale: AxisScale,
+    /// What the values are.
+    pub values: AxisValues,
+}
+
+impl Axis {
+    /// An axis of `label` with this scale and these values.
+    pub fn new(label: impl Into<String>, scale: AxisScale, values: AxisValues) -> Axis {
+        Axis {
+            label: label.into(),
+            scale,
+            values,
+        }
+    }
+
+    fn log(&self) -> bool {
+        self.scale == AxisScale::Log
+    }
 }
 
 /// An axis tick: whole numbers without decimals (with thousands separators), others with
@@ -145,8 +181,9 @@ fn extent(values: impl Iterator<Item = f64>, log: bool) -> Option<(f64, f64)> {
 }
 
 /// An axis range around `(lo, hi)`: decades on a log axis, a little headroom on a linear one.
-fn axis_range((lo, hi): (f64, f64), log: bool, from_zero: bool) -> (f64, f64) {
-    if log {
+fn axis_range((lo, hi): (f64, f64), scale: AxisScale) -> (f64, f64) {
+    let from_zero = scale == AxisScale::FromZero;
+    if scale == AxisScale::Log {
         let a = libm::pow(10.0, libm::floor(libm::log10(lo)));
         let b = libm::pow(10.0, libm::ceil(libm::log10(hi)));
         (a, if b <= a { a * 10.0 } else { b })
@@ -236,7 +273,7 @@ impl LineChart {
             .series
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.1));
-        let (Some(xe), Some(ye)) = (extent(xs, self.log_x), extent(ys, self.log_y)) else {
+        let (Some(xe), Some(ye)) = (extent(xs, self.x.log()), extent(ys, self.y.log())) else {
             root.draw(&Text::new(
                 "no data".to_string(),
                 (380, top + plot / 2),
@@ -245,12 +282,12 @@ impl LineChart {
             .map_err(e)?;
             return Ok(());
         };
-        let x = axis_range(xe, self.log_x, true);
-        let y = axis_range(ye, self.log_y, self.y_from_zero);
+        let x = axis_range(xe, self.x.scale);
+        let y = axis_range(ye, self.y.scale);
         let (w, _) = root.dim_in_pixel();
         let area = root.clone().shrink((0, top), (w, plot as u32));
-        match (self.log_x, self.log_y) {
-            (false, false) if self.x_whole => {
+        match (self.x.log(), self.y.log()) {
+            (false, false) if self.x.values == AxisValues::Counts => {
                 // Half a step either side of the first and last, and at most one tick a
                 // whole number: a nice step puts them on whole numbers.
                 let (first, last) = (xe.0.round(), xe.1.round().max(xe.0.round()));
@@ -368,15 +405,15 @@ impl LineChart {
             .build_cartesian_2d(x, y)
             .map_err(e)?;
         let label = font(13.0, false, MUTED, Pos::new(HPos::Center, VPos::Top));
-        let x_fmt = |v: &f64| axis_tick(*v, self.x_latency);
-        let y_fmt = |v: &f64| axis_tick(*v, self.y_latency);
+        let x_fmt = |v: &f64| axis_tick(*v, self.x.values == AxisValues::Latency);
+        let y_fmt = |v: &f64| axis_tick(*v, self.y.values == AxisValues::Latency);
         chart
             .configure_mesh()
             .light_line_style(WHITE)
             .bold_line_style(GRID)
             .axis_style(MUTED)
-            .x_desc(self.x_label.clone())
-            .y_desc(self.y_label.clone())
+            .x_desc(self.x.label.clone())
+            .y_desc(self.y.label.clone())
             .x_labels(x_ticks)
             .y_labels(6)
             .x_label_formatter(&x_fmt)
@@ -422,8 +459,8 @@ impl LineChart {
             let inside = |p: &&(f64, f64)| {
                 p.0.is_finite()
                     && p.1.is_finite()
-                    && (!self.log_y || p.1 > 0.0)
-                    && (!self.log_x || p.0 > 0.0)
+                    && (!self.y.log() || p.1 > 0.0)
+                    && (!self.x.log() || p.0 > 0.0)
             };
             match s.mark {
                 Mark::Dots => {
@@ -475,14 +512,12 @@ pub(super) mod tests {
             title: "4KB Random Write: latency distribution".into(),
             subtitle: "4 KiB random write, QD3".into(),
             caption: "share of I/Os · lower latency is better".into(),
-            x_label: "latency (log scale)".into(),
-            y_label: "I/Os completed, %".into(),
-            log_x: true,
-            x_latency: true,
-            y_latency: false,
-            log_y: false,
-            y_from_zero: true,
-            x_whole: false,
+            x: Axis::new("latency (log scale)", AxisScale::Log, AxisValues::Latency),
+            y: Axis::new(
+                "I/Os completed, %",
+                AxisScale::FromZero,
+                AxisValues::Figures,
+            ),
             series: vec![
                 Series {
                     label: "Fast".into(),
@@ -528,9 +563,11 @@ pub(super) mod tests {
         // The x axis' tick labels of a chart over `n` repeats.
         let ticks = |n: usize| {
             let mut chart = cdf();
-            chart.log_x = false;
-            chart.x_latency = false;
-            chart.x_whole = true;
+            chart.x = Axis::new(
+                chart.x.label.clone(),
+                AxisScale::FromZero,
+                AxisValues::Counts,
+            );
             chart.bands.clear();
             chart.series.truncate(1);
             chart.series[0].points = (1..=n).map(|i| (i as f64, 20.0 + i as f64)).collect();

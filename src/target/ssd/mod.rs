@@ -20,10 +20,11 @@
 //! drive behaves like one; between jobs it settles (its backlog written out).
 
 use super::virtual_queue::{reserving_queues, Reserving};
-use super::{EngineChoice, IoQueue, Target, TargetInfo};
+use super::{IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, FtlKind, GcMode, GcPolicy, SsdHistory, SsdSpec};
-use crate::error::{Error, Result};
-use crate::workload::{Command, IoRequest, Op};
+use crate::error::Result;
+use crate::io::EngineChoice;
+use crate::io::{Command, IoRequest, Op};
 use rand::SeedableRng;
 
 mod block_ftl;
@@ -186,10 +187,7 @@ impl SsdSim {
         let logical = 512u64;
         let lpns = drive.capacity.div_ceil(p.page);
         if lpns >= 1 << 32 || (p.blocks_per_die * p.dies as u64) >= 1 << Loc::BLOCK_BITS {
-            return Err(Error::Target(format!(
-                "drive {}: too many pages to simulate",
-                drive.id
-            )));
+            return Err(super::config_error(drive, "too many pages to simulate"));
         }
         let mut ftl = match p.ftl {
             FtlKind::Page => Ftl::Page(PageFtl::new(p, lpns)),
@@ -254,7 +252,7 @@ impl SsdSim {
             let req = IoRequest {
                 seq,
                 op: Op::Write,
-                offset: crate::workload::below(&mut rng, slots) * block,
+                offset: crate::rng::below(&mut rng, slots) * block,
                 len: block as u32,
             };
             let done = self.serve(self.clock, &req, None)?;
@@ -525,15 +523,12 @@ impl SsdSim {
         };
         let die = f.die;
         f.invalidate(lpn, p);
-        let collected = f.append(
-            die,
-            lpn as u32,
-            bytes,
-            p,
-            &mut self.die,
-            &mut self.stats,
+        let mut book = page_ftl::Booking {
+            busy: &mut self.die,
+            stats: &mut self.stats,
             at,
-        )?;
+        };
+        let collected = f.append(die, lpn as u32, bytes, p, &mut book)?;
         // A block the die is still collecting into the free list is written after that.
         let erased = f.open[die].map_or(0, |b| f.blocks[b as usize].erased);
         let queued = erased > at && self.die[die].bg_left > 0;
@@ -706,7 +701,7 @@ impl Reserving for SsdSim {
 mod tests {
     use super::page_ftl::bucket_of;
     use super::*;
-    use crate::workload::below;
+    use crate::rng::below;
 
     fn drive(policy: &str) -> SsdSim {
         drive_aged(policy, false)
@@ -1144,7 +1139,7 @@ mod tests {
             .flat_map(|b| b.valid.to_le_bytes())
             .collect();
         assert_eq!(
-            crate::lab::sha256_hex(&counts),
+            crate::config::sha256_hex(&counts),
             "4f3c5b553f1ac700b421e81865ac92910a48250f44a7885216d19e9ae9a8bc5b"
         );
     }

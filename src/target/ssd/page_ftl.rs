@@ -256,9 +256,7 @@ impl PageFtl {
         let per_die = bpd.saturating_sub(p.gc_free + 1);
         let blocks = per_die * p.dies;
         if (blocks as u64) * ppb < lpns || lpns == 0 {
-            return Err(Error::Target(
-                "an aged drive needs more flash than logical pages".into(),
-            ));
+            return Err(model("an aged drive needs more flash than logical pages"));
         }
         // Block k (0 the oldest) was written (blocks - k - 1/2) blocks' worth of writes ago:
         // the valid pages of all blocks are a geometric sum in q = exp(-ppb / u). `libm`'s
@@ -458,16 +456,13 @@ impl PageFtl {
     /// Appends a logical page to the open block of `die`, opening (and first collecting
     /// garbage for) a new block when it is full. Returns when the collection this caused is
     /// done, copies and erase (0 if there was none).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn append(
         &mut self,
         die: usize,
         lpn: u32,
         bytes: u64,
         p: Params,
-        busy: &mut [Die],
-        stats: &mut SsdStats,
-        at: u64,
+        book: &mut Booking,
     ) -> Result<u64> {
         let mut done = 0;
         if !self.has_room(die, bytes, p) {
@@ -475,7 +470,7 @@ impl PageFtl {
                 self.close(die, b, p);
             }
             if self.free[die].len() <= p.gc_free {
-                done = self.collect(die, p, busy, stats, at, p.gc_free, usize::MAX)?;
+                done = self.collect(die, p, book, p.gc_free, usize::MAX)?;
             }
         }
         // GC leaves its copies in an open block, which may have no room left.
@@ -486,10 +481,10 @@ impl PageFtl {
         // more would fill the erased blocks the host's next pages need with copies that
         // are not made yet. On the controller, one victim after each write.
         if self.free[die].len() <= p.gc_free + BACKGROUND_GC_BLOCKS
-            && (p.gc_foreground || !busy[die].collecting(at))
+            && (p.gc_foreground || !book.busy[die].collecting(book.at))
         {
             let floor = p.gc_free + BACKGROUND_GC_BLOCKS;
-            let more = self.collect(die, p, busy, stats, at, floor, 1)?;
+            let more = self.collect(die, p, book, floor, 1)?;
             done = done.max(more);
         }
         Ok(done)
@@ -511,7 +506,7 @@ impl PageFtl {
         }
         let b = self.free[die]
             .pop_back()
-            .ok_or_else(|| Error::Target("the simulated SSD ran out of free blocks".into()))?;
+            .ok_or_else(|| model("the simulated SSD ran out of free blocks"))?;
         self.open[die] = Some(b);
         Ok(())
     }
@@ -535,13 +530,11 @@ impl PageFtl {
         mapped: bool,
     ) -> Result<(u32, u32)> {
         let Some(b) = self.open[die] else {
-            return Err(Error::Target("the simulated SSD has no open block".into()));
+            return Err(model("the simulated SSD has no open block"));
         };
         let blk = &mut self.blocks[b as usize];
         if blk.entries.len() >= 1 << Loc::ENTRY_BITS {
-            return Err(Error::Target(
-                "too many entries in a simulated block".into(),
-            ));
+            return Err(model("too many entries in a simulated block"));
         }
         let loc = Loc {
             block: b,
@@ -549,7 +542,7 @@ impl PageFtl {
             bytes: bytes as u32,
         };
         if bytes == 0 || bytes >= 1 << Loc::BYTES_BITS {
-            return Err(Error::Target(format!(
+            return Err(model(format!(
                 "a simulated page stores 1 byte to {} bytes, not {bytes}",
                 (1u64 << Loc::BYTES_BITS) - 1
             )));
@@ -618,17 +611,16 @@ impl PageFtl {
     /// die go between its steps, and a write into the erased block waits for the erase; in
     /// the foreground (`gc: foreground`) they all wait. Returns when the last victim is
     /// erased (0 if none was taken).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn collect(
         &mut self,
         die: usize,
         p: Params,
-        busy: &mut [Die],
-        stats: &mut SsdStats,
-        at: u64,
+        book: &mut Booking,
         floor: usize,
         most: usize,
     ) -> Result<u64> {
+        let Booking { busy, stats, at } = book;
+        let at = *at;
         let mut taken = 0;
         let mut done = 0;
         // A pass over every closed block that frees none means the die's valid data fills
@@ -648,7 +640,7 @@ impl PageFtl {
                         "its valid data fills every block garbage collection could take (too \
                          little spare area: raise ssd.raw_capacity, or lower ssd.full)"
                     };
-                    return Err(Error::Target(format!(
+                    return Err(model(format!(
                         "the simulated SSD's die {die} cannot free a block: {why}"
                     )));
                 }
@@ -747,4 +739,17 @@ impl PageFtl {
         }
         Ok(done)
     }
+}
+
+/// Where and when the FTL's work is booked: the dies' time, the drive's counters, and the
+/// moment the work arrives (ns).
+pub(super) struct Booking<'a> {
+    pub busy: &'a mut [Die],
+    pub stats: &'a mut SsdStats,
+    pub at: u64,
+}
+
+/// The page FTL cannot go on: the model ran out of something.
+fn model(message: impl Into<String>) -> Error {
+    Error::Target(crate::target::TargetError::Model(message.into()))
 }

@@ -1,7 +1,16 @@
-//! The library's error type: every failure says what, where, and what was expected.
+//! The library's error types, at the bottom of the house so that every stage can return
+//! them: [`Error`], with a typed variant per stage a caller branches on ([`TargetError`],
+//! [`RenderError`]), and [`InputError`] for a problem in a file the user wrote. Every
+//! failure says what, where, and what was expected.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+mod render;
+mod target;
+
+pub use render::RenderError;
+pub use target::TargetError;
 
 /// A problem in a file the user wrote (suite, drive, commentary, trace): it names the file,
 /// the line and column (1-based; 0 when not known), the field, and what was expected.
@@ -77,8 +86,11 @@ pub enum Error {
         error: std::io::Error,
     },
     /// A target (file, block device or simulated drive) refused or failed a job.
-    #[error("{0}")]
-    Target(String),
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    /// What stops a run before it starts, one line each (the preflight's findings).
+    #[error("{}", .0.join("\n"))]
+    Preflight(Vec<String>),
     /// A results file that cannot be read or written.
     #[error("{}: {message}", path.display())]
     Store {
@@ -89,7 +101,7 @@ pub enum Error {
     },
     /// Rendering the site failed.
     #[error("render: {0}")]
-    Render(String),
+    Render(#[from] RenderError),
     /// The user interrupted the run (Ctrl-C); completed jobs are kept.
     #[error("interrupted")]
     Interrupted,

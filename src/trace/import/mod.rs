@@ -1,6 +1,17 @@
-//! Trace importers, one per source format, with detection from the content.
+//! Trace importers: one file per text format behind [`TextFormat`] (as fio's `engines/`
+//! keeps one file per engine), the rules every format shares in [`Collector`], and detection
+//! from the content. roundup's own Parquet trace file is read by the store
+//! ([`crate::store::import_trace`], which takes every format).
 
-use std::collections::{BTreeMap, HashMap};
+mod blkparse;
+mod blkreplay;
+mod disksim;
+mod fields;
+mod fio;
+mod msr;
+mod spc;
+
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -8,8 +19,9 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::{Trace, TraceDevice, TraceOp, TraceRequest};
+use super::{Trace, TraceDevice, TraceRequest};
 use crate::error::{Error, InputError, Result};
+use fields::{is_num, natural_cmp};
 
 /// A trace file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -86,12 +98,40 @@ pub struct ImportOptions {
     pub queue_events: bool,
 }
 
-/// Reads a trace file (gzip-compressed or not; Parquet for roundup's own format).
-pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<Trace> {
+/// One text trace format: reads a trace's lines into a [`Collector`], which checks every
+/// request the same way.
+trait TextFormat {
+    /// Reads every line of `text`.
+    fn read(&self, c: &mut Collector, text: &str) -> Result<()>;
+}
+
+/// The reader of a text format; `None` for roundup's own (Parquet) format.
+fn reader(format: Format, opts: &ImportOptions) -> Option<Box<dyn TextFormat>> {
+    Some(match format {
+        Format::Blkparse => Box::new(blkparse::Blkparse {
+            queue_events: opts.queue_events,
+        }),
+        Format::Msr => Box::new(msr::Msr),
+        Format::Spc => Box::new(spc::Spc),
+        Format::Disksim => Box::new(disksim::Disksim { unit_ns: 1_000_000 }),
+        Format::Mqsim => Box::new(disksim::Disksim { unit_ns: 1 }),
+        Format::Blkreplay => Box::new(blkreplay::Blkreplay),
+        Format::Fio2 => Box::new(fio::FioLog { v3: false }),
+        Format::Fio3 => Box::new(fio::FioLog { v3: true }),
+        Format::Roundup => return None,
+    })
+}
+
+/// Whether a file's first bytes are Parquet's (roundup's own trace file, which the store
+/// reads: [`crate::store::import_trace`]).
+pub fn is_parquet(head: &[u8]) -> bool {
+    head.starts_with(b"PAR1")
+}
+
+/// Reads a text trace file, gzip-compressed or not. roundup's own Parquet trace file is the
+/// store's to read: [`crate::store::import_trace`] takes every format.
+pub fn import_text_file(path: &Path, opts: &ImportOptions) -> Result<Trace> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    if bytes.starts_with(b"PAR1") || opts.format == Some(Format::Roundup) {
-        return crate::store::read_trace(path);
-    }
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(bytes.as_slice())
@@ -107,12 +147,6 @@ pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<Trace> {
     // its line.
     let text = String::from_utf8_lossy(&bytes);
     import(path, &text, opts)
-}
-
-fn is_num(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        && s.bytes().any(|b| b.is_ascii_digit())
 }
 
 /// Tells the format from the first lines of a text trace.
@@ -171,95 +205,12 @@ pub fn detect(text: &str) -> Option<Format> {
     None
 }
 
-/// Parses a non-negative decimal number of `unit_ns` nanoseconds exactly (no float
-/// rounding of long timestamps).
-fn decimal_ns(s: &str, unit_ns: u64) -> std::result::Result<u64, String> {
-    let s = s.trim();
-    if s.starts_with('-') {
-        return Err(format!(
-            "expected a time of zero or more, found {s:?} (negative)"
-        ));
-    }
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    let bad = || format!("expected a time, found {s:?}");
-    if (int.is_empty() && frac.is_empty())
-        || !int.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(bad());
-    }
-    let whole: u64 = if int.is_empty() {
-        0
-    } else {
-        int.parse().map_err(|_| bad())?
-    };
-    let mut ns = whole.checked_mul(unit_ns).ok_or_else(bad)?;
-    let mut scale = unit_ns;
-    for d in frac.bytes() {
-        scale /= 10;
-        if scale == 0 {
-            break;
-        }
-        ns = ns.checked_add((d - b'0') as u64 * scale).ok_or_else(bad)?;
-    }
-    Ok(ns)
-}
-
-/// `sectors` of 512 bytes in bytes, or an error naming `what` where that overflows.
-fn bytes(sectors: u64, what: &str) -> std::result::Result<u64, String> {
-    sectors.checked_mul(512).ok_or_else(|| {
-        format!("expected the {what} (512-byte sectors) below 2^55, found {sectors}")
-    })
-}
-
-/// Compares two device names in natural order: runs of digits by their value, so that
-/// `hm,2` comes before `hm,10` and `3` before `13`.
-fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    let runs = |s: &str| -> Vec<(bool, String)> {
-        let mut out: Vec<(bool, String)> = Vec::new();
-        for ch in s.chars() {
-            let digit = ch.is_ascii_digit();
-            match out.last_mut() {
-                Some((d, run)) if *d == digit => run.push(ch),
-                _ => out.push((digit, ch.to_string())),
-            }
-        }
-        out
-    };
-    let key = |(digit, run): &(bool, String)| {
-        let value = if *digit {
-            run.trim_start_matches('0')
-        } else {
-            run.as_str()
-        };
-        (
-            !*digit,
-            if *digit { value.len() } else { 0 },
-            value.to_string(),
-        )
-    };
-    let (ra, rb) = (runs(a), runs(b));
-    ra.iter()
-        .map(key)
-        .cmp(rb.iter().map(key))
-        .then_with(|| a.cmp(b))
-}
-
-fn whole<T: FromStr>(s: &str, what: &str) -> std::result::Result<T, String> {
-    s.trim().parse::<T>().map_err(|_| {
-        format!(
-            "expected a whole number for the {what}, found {:?}",
-            s.trim()
-        )
-    })
-}
-
 /// Collects requests, enforcing the rules every format shares.
-struct Collector<'a> {
-    file: &'a Path,
+pub(super) struct Collector<'a> {
+    pub(super) file: &'a Path,
     skip_bad: bool,
     skipped: usize,
-    out: Vec<TraceRequest>,
+    pub(super) out: Vec<TraceRequest>,
     last_time: u64,
     /// The devices seen, by name, each with its index.
     devices: BTreeMap<String, u32>,
@@ -270,7 +221,7 @@ struct Collector<'a> {
 impl Collector<'_> {
     /// Handles one line's parse result, a request on the device the line names (one of
     /// several in a multi-device trace).
-    fn take_on(
+    pub(super) fn take_on(
         &mut self,
         line: usize,
         device: &str,
@@ -329,7 +280,7 @@ impl Collector<'_> {
         out
     }
 
-    fn bad(&mut self, line: usize, message: String) -> Result<()> {
+    pub(super) fn bad(&mut self, line: usize, message: String) -> Result<()> {
         if self.skip_bad {
             self.skipped += 1;
             Ok(())
@@ -339,7 +290,7 @@ impl Collector<'_> {
     }
 
     /// Handles one line's parse result.
-    fn take(
+    pub(super) fn take(
         &mut self,
         line: usize,
         parsed: std::result::Result<Option<TraceRequest>, String>,
@@ -359,25 +310,6 @@ impl Collector<'_> {
     }
 }
 
-fn req(
-    time_ns: u64,
-    op: TraceOp,
-    offset: u64,
-    len: u64,
-) -> std::result::Result<Option<TraceRequest>, String> {
-    let len = u32::try_from(len)
-        .map_err(|_| format!("expected a request size below 4 GiB, found {len} bytes"))?;
-    Ok(Some(TraceRequest {
-        time_ns,
-        op,
-        offset,
-        len,
-        complete_ns: None,
-        qd: None,
-        process: None,
-    }))
-}
-
 /// Imports a text trace; `file` names it in errors.
 pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
     let format = match opts.format {
@@ -395,201 +327,9 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
         devices: BTreeMap::new(),
         device_of: Vec::new(),
     };
-    match format {
-        Format::Blkparse => blkparse(&mut c, text, opts.queue_events)?,
-        Format::Msr => {
-            for (i, l) in text.lines().enumerate() {
-                let l = l.trim();
-                if l.is_empty() || (i == 0 && l.starts_with("Timestamp")) {
-                    continue;
-                }
-                let f: Vec<&str> = l.split(',').collect();
-                let parsed = (|| {
-                    if f.len() != 7 {
-                        return Err(format!("expected 7 fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), found {}", f.len()));
-                    }
-                    let t = whole::<u64>(f[0], "timestamp (Windows filetime)")?
-                        .checked_mul(100)
-                        .ok_or("timestamp out of range")?;
-                    let op = match f[3].trim().to_ascii_lowercase().as_str() {
-                        "read" => TraceOp::Read,
-                        "write" => TraceOp::Write,
-                        _ => {
-                            return Err(format!("expected Read or Write, found {:?}", f[3].trim()))
-                        }
-                    };
-                    let mut r = req(t, op, whole(f[4], "offset")?, whole(f[5], "size")?)?;
-                    if let Some(r) = r.as_mut() {
-                        let rt = whole::<u64>(f[6], "response time")?
-                            .checked_mul(100)
-                            .ok_or("response time out of range")?;
-                        r.complete_ns =
-                            Some(t.checked_add(rt).ok_or("response time out of range")?);
-                    }
-                    Ok(r)
-                })();
-                // A disk is its host's: `Hostname,DiskNumber`.
-                let disk = f.get(1..3).map(|d| d.join(",")).unwrap_or_default();
-                c.take_on(i + 1, &disk, parsed)?;
-            }
-        }
-        Format::Spc => {
-            for (i, l) in text.lines().enumerate() {
-                let l = l.trim();
-                if l.is_empty() {
-                    continue;
-                }
-                let f: Vec<&str> = l.split(',').collect();
-                let parsed = (|| {
-                    if f.len() < 5 {
-                        return Err(format!(
-                            "expected 5 fields (ASU,LBA,bytes,opcode,seconds), found {}",
-                            f.len()
-                        ));
-                    }
-                    let op = match f[3].trim() {
-                        "r" | "R" => TraceOp::Read,
-                        "w" | "W" => TraceOp::Write,
-                        other => return Err(format!("expected opcode r or w, found {other:?}")),
-                    };
-                    let lba: u64 = whole(f[1], "LBA")?;
-                    req(
-                        decimal_ns(f[4], 1_000_000_000)?,
-                        op,
-                        bytes(lba, "LBA")?,
-                        whole(f[2], "size")?,
-                    )
-                })();
-                // The ASU (application storage unit): a volume of its own.
-                c.take_on(i + 1, f[0], parsed)?;
-            }
-        }
-        Format::Disksim | Format::Mqsim => {
-            let unit = if format == Format::Disksim {
-                1_000_000
-            } else {
-                1
-            };
-            for (i, l) in text.lines().enumerate() {
-                let l = l.trim();
-                if l.is_empty() {
-                    continue;
-                }
-                let f: Vec<&str> = l.split_whitespace().collect();
-                let parsed = (|| {
-                    if f.len() < 5 {
-                        return Err(format!(
-                            "expected 5 fields (time device sector size flags), found {}",
-                            f.len()
-                        ));
-                    }
-                    let flags: u32 = whole(f[4], "flags")?;
-                    let op = if flags & 1 == 1 {
-                        TraceOp::Read
-                    } else {
-                        TraceOp::Write
-                    };
-                    let sector: u64 = whole(f[2], "start sector")?;
-                    let sectors: u64 = whole(f[3], "size in sectors")?;
-                    req(
-                        decimal_ns(f[0], unit)?,
-                        op,
-                        bytes(sector, "start sector")?,
-                        bytes(sectors, "size in sectors")?,
-                    )
-                })();
-                // The second field is the device number.
-                c.take_on(i + 1, f.get(1).copied().unwrap_or_default(), parsed)?;
-            }
-        }
-        Format::Blkreplay => {
-            // A header of prose (licence, notes) and a column line `start ; sector ; ...`
-            // precede the data; concatenated files repeat them, so prose (lines without
-            // `;`) may also follow data.
-            let mut data = false;
-            for (i, l) in text.lines().enumerate() {
-                let l = l.trim();
-                if l.starts_with("start ;") || l.starts_with("start;") {
-                    data = true;
-                    continue;
-                }
-                if !data || !l.contains(';') {
-                    continue;
-                }
-
-                let f: Vec<&str> = l.split(';').map(str::trim).collect();
-                let parsed = (|| {
-                    if f.len() < 4 {
-                        return Err(format!("expected 6 fields (start ; sector ; length ; op ; replay_delay ; replay_duration), found {}", f.len()));
-                    }
-                    let op = match f[3] {
-                        "R" | "r" => TraceOp::Read,
-                        "W" | "w" => TraceOp::Write,
-                        other => return Err(format!("expected op R or W, found {other:?}")),
-                    };
-                    let sector: u64 = whole(f[1], "sector")?;
-                    let sectors: u64 = whole(f[2], "length in sectors")?;
-                    req(
-                        decimal_ns(f[0], 1_000_000_000)?,
-                        op,
-                        bytes(sector, "sector")?,
-                        bytes(sectors, "length in sectors")?,
-                    )
-                })();
-                c.take(i + 1, parsed)?;
-            }
-            if !data {
-                return Err(InputError::new(
-                    file,
-                    "",
-                    "expected a blkreplay header line (start ; sector ; length ; op ; ...)",
-                )
-                .into());
-            }
-        }
-        Format::Fio2 | Format::Fio3 => {
-            let v3 = format == Format::Fio3;
-            for (i, l) in text.lines().enumerate().skip(1) {
-                let l = l.trim();
-                if l.is_empty() {
-                    continue;
-                }
-                let f: Vec<&str> = l.split_whitespace().collect();
-                let parsed = (|| {
-                    let (t, rest) = if v3 {
-                        let t = f.first().ok_or("expected a timestamp")?;
-                        (decimal_ns(t, 1_000_000)?, &f[1..])
-                    } else {
-                        (0, &f[..])
-                    };
-                    let action = *rest.get(1).ok_or_else(|| {
-                        format!(
-                            "expected `{}filename action [offset length]`",
-                            if v3 { "timestamp " } else { "" }
-                        )
-                    })?;
-                    let op = match action {
-                        "add" | "open" | "close" => return Ok(None),
-                        "read" => TraceOp::Read,
-                        "write" => TraceOp::Write,
-                        "trim" => TraceOp::Trim,
-                        "sync" | "datasync" => TraceOp::Flush,
-                        other => return Err(format!("expected an action (add, open, close, read, write, trim, sync), found {other:?}")),
-                    };
-                    if op == TraceOp::Flush {
-                        return req(t, op, 0, 0);
-                    }
-                    if rest.len() < 4 {
-                        return Err(format!("expected an offset and a length after {action:?}"));
-                    }
-                    req(t, op, whole(rest[2], "offset")?, whole(rest[3], "length")?)
-                })();
-                // Each line names its file (or device).
-                let name = f.get(usize::from(v3)).copied().unwrap_or_default();
-                c.take_on(i + 1, name, parsed)?;
-            }
-        }
-        Format::Roundup => {
+    match reader(format, opts) {
+        Some(reader) => reader.read(&mut c, text)?,
+        None => {
             return Err(
                 InputError::new(file, "", "a roundup trace file is Parquet, not text").into(),
             )
@@ -639,96 +379,10 @@ pub fn import(file: &Path, text: &str, opts: &ImportOptions) -> Result<Trace> {
     })
 }
 
-/// blkparse: `8,33 30 1 0.001368096 5025 D R 540544 + 8 [proc]`. Takes the issue (`D`) or
-/// queue (`Q`) events; completion (`C`) events give the completion times of the requests
-/// they match (same sector and size). Summary lines and other events are passed over.
-fn blkparse(c: &mut Collector, text: &str, queue_events: bool) -> Result<()> {
-    let wanted = if queue_events { "Q" } else { "D" };
-    let mut pending: HashMap<(&str, u64, u64), Vec<usize>> = HashMap::new();
-    for (i, l) in text.lines().enumerate() {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        let is_event = f.len() >= 7
-            && f[0]
-                .split_once(',')
-                .is_some_and(|(a, b)| is_num(a) && is_num(b));
-        if !is_event {
-            continue; // the per-CPU and total summaries blkparse prints at the end
-        }
-        let action = f[5];
-        if action != wanted && action != "C" {
-            continue;
-        }
-        let parsed = (|| {
-            let t = decimal_ns(f[3], 1_000_000_000)?;
-            let rwbs = f[6];
-            if f.len() < 10 || f[8] != "+" {
-                if rwbs.contains('F') && action == wanted {
-                    let mut r = req(t, TraceOp::Flush, 0, 0)?;
-                    if let Some(r) = r.as_mut() {
-                        r.process = f[4].parse().ok();
-                    }
-                    return Ok((r, None));
-                }
-                return Err(format!("expected `sector + count` after {rwbs:?}"));
-            }
-            let sector: u64 = whole(f[7], "sector")?;
-            let count: u64 = whole(f[9], "sector count")?;
-            if action == "C" {
-                return Ok((None, Some((sector, count, t))));
-            }
-            let op = if rwbs.contains('D') {
-                TraceOp::Trim
-            } else if rwbs.contains('W') {
-                TraceOp::Write
-            } else if rwbs.contains('R') {
-                TraceOp::Read
-            } else if rwbs.contains('F') || count == 0 {
-                TraceOp::Flush
-            } else {
-                return Err(format!("expected R, W, D or F in {rwbs:?}"));
-            };
-            let mut r = req(
-                t,
-                op,
-                bytes(sector, "sector")?,
-                bytes(count, "sector count")?,
-            )?;
-            if let Some(r) = r.as_mut() {
-                r.process = f[4].parse().ok();
-            }
-            Ok((r, None))
-        })();
-        match parsed {
-            Ok((Some(r), _)) => {
-                let key = (f[0], r.offset / 512, r.len as u64 / 512);
-                let before = c.out.len();
-                // The device (`major,minor`) the event is on.
-                c.take_on(i + 1, f[0], Ok(Some(r)))?;
-                if c.out.len() > before {
-                    pending.entry(key).or_default().push(before);
-                }
-            }
-            Ok((None, Some((sector, count, t)))) => {
-                if let Some(idx) = pending.get_mut(&(f[0], sector, count)).and_then(|v| {
-                    if v.is_empty() {
-                        None
-                    } else {
-                        Some(v.remove(0))
-                    }
-                }) {
-                    c.out[idx].complete_ns = Some(t.max(c.out[idx].time_ns));
-                }
-            }
-            Ok(_) => {}
-            Err(m) => c.bad(i + 1, m)?,
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::TraceOp;
 
     fn imp(text: &str) -> Result<Trace> {
         import(Path::new("t.trace"), text, &ImportOptions::default())
@@ -768,18 +422,18 @@ mod tests {
         // kernel has them), and in the sector of the third.
         let mut text = b"8,0 0 1 0.001 77 D W 100 + 8 [caf\xe9]\n".to_vec();
         text.extend_from_slice(b"8,0 0 2 0.002 77 D R 200 + 8 [\xff]\n");
-        let ok = import_file(&path_with(&path, &text), &ImportOptions::default()).unwrap();
+        let ok = import_text_file(&path_with(&path, &text), &ImportOptions::default()).unwrap();
         assert_eq!(ok.requests.len(), 2);
         assert_eq!(ok.requests[1].offset, 200 * 512);
         text.extend_from_slice(b"8,0 0 3 0.003 77 D R 3\xe900 + 8 [x]\n");
-        let err = import_file(&path_with(&path, &text), &ImportOptions::default())
+        let err = import_text_file(&path_with(&path, &text), &ImportOptions::default())
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("t.blkparse:3") && err.contains("sector"),
             "{err}"
         );
-        let skipped = import_file(
+        let skipped = import_text_file(
             &path_with(&path, &text),
             &ImportOptions {
                 skip_bad: true,

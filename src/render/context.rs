@@ -1,0 +1,349 @@
+//! What a page's template gets: a chart's context (its SVG, table, commentary slot and
+//! links), the rows of its tables, and the page's own context.
+
+use super::chart::{BarChart, BarItem};
+use super::draft::draft;
+use super::format::{direction, fingerprint, latency, Scale};
+use super::Report;
+use crate::analysis::{Bar, TestFigures};
+use crate::commentary;
+use crate::commentary::Commentary;
+use crate::config::sha256_hex;
+use crate::error::{RenderError, Result};
+use crate::lab::Lab;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Serialize)]
+pub(super) struct Row {
+    pub(super) drive: String,
+    pub(super) drive_name: String,
+    pub(super) firmware: String,
+    pub(super) value: String,
+    pub(super) repeats: u32,
+    /// The latencies under [`ChartCtx::latency_heads`].
+    pub(super) latencies: Vec<String>,
+    pub(super) highlight: bool,
+}
+
+/// A latency column of a bar chart's table: heading, summary key, figure.
+pub(super) type LatencyColumn = (&'static str, &'static str, fn(&Bar) -> f64);
+
+/// The latency columns of a bar chart's table.
+pub(super) const LATENCY_COLUMNS: [LatencyColumn; 4] = [
+    ("Mean latency", "lat_mean_us", |b| b.lat_mean_us),
+    ("99th percentile", "lat_p99_us", |b| b.lat_p99_us),
+    ("99.9th percentile", "lat_p999_us", |b| b.lat_p999_us),
+    ("Maximum", "lat_max_us", |b| b.lat_max_us),
+];
+
+#[derive(Serialize)]
+pub(super) struct PairRow {
+    pub(super) drive_name: String,
+    pub(super) firmware: String,
+    pub(super) a: String,
+    pub(super) b: String,
+    pub(super) difference: String,
+    pub(super) highlight: bool,
+}
+
+#[derive(Serialize)]
+pub(super) struct ChartCtx {
+    /// Rows of a paired chart (empty for a bar chart).
+    pub(super) pair_rows: Vec<PairRow>,
+    /// The two variants a paired chart compares.
+    pub(super) legend: Vec<String>,
+    pub(super) id: String,
+    pub(super) title: String,
+    pub(super) variant_label: String,
+    pub(super) workload: String,
+    pub(super) caption: String,
+    /// The unit of a paired chart's figures (`MB/s`).
+    pub(super) unit: String,
+    /// The header of a bar chart's figure column: its quantity and unit (`MB/s`, `mean
+    /// latency, ms`).
+    pub(super) value_head: String,
+    /// The headings of a bar chart's latency columns: all four, but for the one its
+    /// figure column already shows (a chart of mean latency has no second mean).
+    pub(super) latency_heads: Vec<&'static str>,
+    pub(super) svg: String,
+    pub(super) rows: Vec<Row>,
+    /// The figures of a line chart, as a table (empty for bar charts).
+    pub(super) table: Option<TableCtx>,
+    pub(super) commentary: Option<String>,
+    pub(super) stale: bool,
+    pub(super) fingerprint: String,
+    /// The chart as a file, and at publication size as PNG (paths from the page).
+    pub(super) svg_href: String,
+    pub(super) png_href: String,
+    /// Every figure a line chart draws, as CSV, and its link.
+    #[serde(skip)]
+    pub(super) csv: Option<String>,
+    pub(super) csv_href: Option<String>,
+    /// A sentence drafted from the figures, for `commentary init`.
+    #[serde(skip)]
+    pub(super) draft: String,
+}
+
+/// A table of figures beside a line chart.
+#[derive(Serialize, Clone)]
+pub(super) struct TableCtx {
+    pub(super) caption: String,
+    pub(super) head: Vec<String>,
+    pub(super) rows: Vec<TableRow>,
+    /// Long tables (a column per repeat, over a dozen) start folded.
+    pub(super) folded: bool,
+    /// How many leading columns hold text (a drive, a firmware), aligned left; the
+    /// figures after them are aligned right.
+    pub(super) text_columns: usize,
+}
+
+#[derive(Serialize, Clone)]
+pub(super) struct TableRow {
+    pub(super) cells: Vec<String>,
+    pub(super) highlight: bool,
+}
+
+/// A drawn chart with its table, before it is placed on a page.
+pub(super) struct Figure {
+    pub(super) id: String,
+    pub(super) title: String,
+    pub(super) subtitle: String,
+    pub(super) caption: String,
+    pub(super) svg: String,
+    pub(super) table: TableCtx,
+    /// Every figure drawn, as CSV (line charts), else None.
+    pub(super) csv: Option<String>,
+    /// The text the fingerprint is taken of: every figure the chart shows.
+    pub(super) figures: String,
+    pub(super) draft: String,
+}
+
+impl Figure {
+    /// The chart's context on `page`, with its commentary slot.
+    pub(super) fn into_ctx(
+        self,
+        notes: Option<&Commentary>,
+        report: &mut Report,
+        page: &str,
+    ) -> ChartCtx {
+        let fp = sha256_hex(self.figures.as_bytes())[..12].to_string();
+        let (commentary, stale) = slot_text(notes, &self.id, &fp, report, page);
+        ChartCtx {
+            pair_rows: vec![],
+            legend: vec![],
+            svg_href: chart_href(page, &self.id, "svg"),
+            png_href: chart_href(page, &self.id, "png"),
+            csv_href: self.csv.as_ref().map(|_| chart_href(page, &self.id, "csv")),
+            csv: self.csv,
+            id: self.id,
+            title: self.title,
+            variant_label: String::new(),
+            workload: self.subtitle,
+            caption: self.caption.replace(" · ", ", "),
+            unit: String::new(),
+            value_head: String::new(),
+            latency_heads: vec![],
+            svg: self.svg,
+            rows: vec![],
+            table: Some(self.table),
+            commentary,
+            stale,
+            fingerprint: fp,
+            draft: self.draft,
+        }
+    }
+}
+
+/// Where a chart's SVG and PNG files go under `site/`: `charts/PAGE/SLOT.svg`.
+pub(super) fn chart_file(page: &str, slot: &str, ext: &str) -> String {
+    format!("charts/{page}/{slot}.{ext}")
+}
+
+/// A page-relative link to a chart file.
+pub(super) fn chart_href(page: &str, slot: &str, ext: &str) -> String {
+    format!(
+        "{}{}",
+        "../".repeat(page.matches('/').count()),
+        chart_file(page, slot, ext)
+    )
+}
+
+#[derive(Serialize)]
+pub(super) struct SuiteLink {
+    pub(super) name: String,
+    pub(super) title: String,
+    pub(super) description: Option<String>,
+    pub(super) tests: usize,
+    /// Test variants with results.
+    pub(super) charts: usize,
+}
+
+#[derive(Serialize)]
+pub(super) struct DriveRow {
+    pub(super) id: String,
+    pub(super) page: bool,
+    /// Results under more than one firmware: a firmware-history page.
+    pub(super) history: bool,
+    pub(super) name: String,
+    pub(super) controller: String,
+    pub(super) firmware: String,
+    pub(super) results: usize,
+}
+
+/// A test's title with its variant: `4KB Random Write (compressible, 4 KiB aligned)`.
+pub(super) fn test_title(f: &TestFigures) -> String {
+    if f.variant_label.is_empty() {
+        f.title.clone()
+    } else {
+        format!("{} ({})", f.title, f.variant_label)
+    }
+}
+
+/// A chart, its table and its commentary slot. `slot` is the chart's id on its page;
+/// `highlight` names the reviewed drive, drawn in the highlight colour and in bold.
+pub(super) fn chart_ctx(
+    f: &TestFigures,
+    slot_id: &str,
+    highlight: Option<&str>,
+    notes: Option<&Commentary>,
+    report: &mut Report,
+    page: &str,
+) -> Result<ChartCtx> {
+    let scale = Scale::of(&f.metric, f.bars.iter().map(|b| b.value));
+    let better = direction(&f.better);
+    let title = test_title(f);
+    let latency_columns = || {
+        LATENCY_COLUMNS
+            .into_iter()
+            .filter(|(_, key, _)| *key != f.metric)
+            .map(|(head, _, of)| (head, of))
+    };
+    let chart = BarChart {
+        id: slot_id.to_string(),
+        title: title.clone(),
+        subtitle: f.workload.clone(),
+        caption: format!("{} · {better}", scale.caption),
+        bars: f
+            .bars
+            .iter()
+            .map(|b| BarItem {
+                label: b.drive_name.clone(),
+                value: scale.at(b.value),
+                highlight: highlight == Some(b.drive.as_str()),
+            })
+            .collect(),
+    };
+    let svg = chart.to_svg().map_err(RenderError::Chart)?;
+    let fp = fingerprint(f);
+    let (commentary, stale) = slot_text(notes, slot_id, &fp, report, page);
+    Ok(ChartCtx {
+        pair_rows: vec![],
+        legend: vec![],
+        id: slot_id.to_string(),
+        title,
+        variant_label: f.variant_label.clone(),
+        workload: f.workload.clone(),
+        caption: format!("{}, {better}", scale.caption),
+        unit: scale.unit.to_string(),
+        value_head: scale.caption.to_string(),
+        latency_heads: latency_columns().map(|(head, _)| head).collect(),
+        svg,
+        rows: f
+            .bars
+            .iter()
+            .map(|b| Row {
+                drive: b.drive.clone(),
+                drive_name: b.drive_name.clone(),
+                firmware: b.firmware.clone(),
+                value: scale.show(b.value),
+                repeats: b.repeats,
+                latencies: latency_columns().map(|(_, of)| latency(of(b))).collect(),
+                highlight: highlight == Some(b.drive.as_str()),
+            })
+            .collect(),
+        table: None,
+        commentary,
+        stale,
+        fingerprint: fp,
+        svg_href: chart_href(page, slot_id, "svg"),
+        png_href: chart_href(page, slot_id, "png"),
+        csv: None,
+        csv_href: None,
+        draft: draft(f, highlight),
+    })
+}
+
+/// A chart's commentary, as HTML, and whether it was written against other figures than
+/// `fingerprint` (then listed in the report).
+pub(super) fn slot_text(
+    notes: Option<&Commentary>,
+    slot_id: &str,
+    fingerprint: &str,
+    report: &mut Report,
+    page: &str,
+) -> (Option<String>, bool) {
+    let slot = notes.and_then(|c| c.slot(slot_id));
+    let stale = slot.is_some_and(|s| s.is_stale(fingerprint));
+    if stale {
+        report
+            .stale_slots
+            .push((page.to_string(), slot_id.to_string()));
+    }
+    (
+        slot.map(|s| commentary::to_html(&s.text))
+            .filter(|h| !h.is_empty()),
+        stale,
+    )
+}
+
+/// Each suite's test ids in the order the suite lists them.
+pub(super) fn suite_order(lab: &Lab) -> BTreeMap<String, Vec<String>> {
+    lab.suites
+        .iter()
+        .map(|(n, s)| {
+            (
+                n.clone(),
+                s.spec.tests.iter().map(|t| t.id.0.clone()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The charts of a suite page, with their slot ids.
+pub(super) fn suite_slots<'a>(
+    figures: &'a [TestFigures],
+    suite: &'a str,
+) -> impl Iterator<Item = (String, &'a TestFigures)> + 'a {
+    figures
+        .iter()
+        .filter(move |f| f.suite == suite)
+        .map(|f| (f.slot_id(), f))
+}
+
+/// The charts of a drive's review page from one suite, with their slot ids.
+pub(super) fn drive_slots<'a>(
+    figures: &'a [TestFigures],
+    suite: &'a str,
+    drive: &'a str,
+) -> impl Iterator<Item = (String, &'a TestFigures)> + 'a {
+    figures
+        .iter()
+        .filter(move |f| f.suite == suite && f.bars.iter().any(|b| b.drive == drive))
+        .map(move |f| (format!("{suite}.{}", f.slot_id()), f))
+}
+
+/// What every page's template gets: the way back to the site root, the page id and the
+/// page's introduction from its commentary.
+pub(super) fn page_context(page: &str, notes: Option<&Commentary>) -> tera::Context {
+    let mut ctx = tera::Context::new();
+    ctx.insert("root", &"../".repeat(page.matches('/').count()));
+    ctx.insert("page", page);
+    ctx.insert(
+        "intro",
+        &notes
+            .map(|c| commentary::to_html(&c.intro))
+            .unwrap_or_default(),
+    );
+    ctx
+}

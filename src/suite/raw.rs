@@ -1,0 +1,232 @@
+//! A test as written (`RawTest`), and the checks of its keys against each other that make
+//! it a [`TestSpec`]; each error names the key at its head.
+
+use serde::{Deserialize, Deserializer};
+
+use super::{TestSpec, Variants};
+use crate::config::{checked_map, BlockSizes, Count, Duration, Fraction, Ident, QueueDepth, Size};
+use crate::io::EngineChoice;
+use crate::workload::{
+    Better, DataKind, Length, Metric, Operation, Pattern, Precondition, Remap, ReplayMode,
+    ReplaySpec, Span, SteadyState, TestKind, TraceRef, Workload,
+};
+
+fn threads<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    crate::config::whole_number(d, 1, 256).map(|n| Some(n as u32))
+}
+
+/// The test as written; validated into [`TestSpec`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTest {
+    id: Ident,
+    title: String,
+    #[serde(default)]
+    kind: TestKind,
+    #[serde(default)]
+    operation: Option<Operation>,
+    #[serde(default)]
+    pattern: Option<Pattern>,
+    #[serde(default)]
+    block_size: Option<BlockSizes>,
+    #[serde(default)]
+    trace: Option<TraceRef>,
+    #[serde(default)]
+    mode: Option<ReplayMode>,
+    #[serde(default)]
+    time_scale: Option<f64>,
+    #[serde(default)]
+    remap: Option<Remap>,
+    #[serde(default)]
+    align: Option<Size>,
+    span: Span,
+    queue_depth: QueueDepth,
+    #[serde(default, deserialize_with = "threads")]
+    threads: Option<u32>,
+    #[serde(default)]
+    engine: Option<EngineChoice>,
+    #[serde(default)]
+    duration: Option<Duration>,
+    #[serde(default)]
+    count: Option<Count>,
+    #[serde(default)]
+    warmup: Option<Duration>,
+    #[serde(default)]
+    repeats: Option<Count>,
+    metric: Metric,
+    #[serde(default)]
+    better: Option<Better>,
+    #[serde(default)]
+    data: Option<DataKind>,
+    #[serde(default)]
+    compressible_fraction: Option<Fraction>,
+    #[serde(default)]
+    precondition: Precondition,
+    #[serde(default)]
+    steady_state: Option<SteadyState>,
+    #[serde(default)]
+    variants: Variants,
+}
+
+impl<'de> Deserialize<'de> for TestSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_map(d, "a test (a mapping of its keys)", TestSpec::from_raw)
+    }
+}
+
+impl TestSpec {
+    /// Checks a test's keys against each other; an error names the key at its head.
+    fn from_raw(raw: RawTest) -> Result<TestSpec, String> {
+        let replay = match raw.kind {
+            TestKind::Synthetic => {
+                raw.check_synthetic()?;
+                None
+            }
+            TestKind::Replay => Some(raw.replay()?),
+        };
+        let length = raw.length(replay.is_some())?;
+        if raw.steady_state.is_some() && !matches!(length, Length::Duration(_)) {
+            return Err(
+                "steady_state: rounds are `duration` long; give a duration, not a count".into(),
+            );
+        }
+        if raw.repeats.is_some_and(|r| r.0 > 10_000) {
+            return Err("repeats: expected a whole number from 1 to 10000".into());
+        }
+        let align = raw.align()?;
+        raw.variants.check_unique()?;
+        Ok(TestSpec {
+            id: raw.id,
+            title: raw.title,
+            workload: Workload {
+                operation: raw.operation.unwrap_or(Operation { read_percent: 100 }),
+                pattern: raw.pattern.unwrap_or(Pattern::Random),
+                block_size: raw.block_size.unwrap_or(BlockSizes(vec![(4096, 1)])),
+                align,
+                span: raw.span,
+                queue_depth: raw.queue_depth.0,
+                threads: raw.threads.unwrap_or(1),
+                length,
+                warmup_ns: raw.warmup.map(|w| w.0).unwrap_or(0),
+                data: raw.data.unwrap_or(DataKind::Incompressible),
+                compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
+                replay,
+                precondition: raw.precondition,
+                steady_state: raw.steady_state.map(|s| SteadyState {
+                    track: match raw.metric {
+                        Metric::Iops | Metric::MbPerS => raw.metric,
+                        _ => Metric::LatMeanUs,
+                    },
+                    ..s
+                }),
+            },
+            repeats: raw.repeats.map(|r| r.0 as u32).unwrap_or(1),
+            better: raw.better.unwrap_or(raw.metric.default_better()),
+            metric: raw.metric,
+            variants: raw.variants,
+            engine: raw.engine,
+        })
+    }
+}
+
+impl RawTest {
+    /// A synthetic test has what its generator needs and none of a replay's keys.
+    fn check_synthetic(&self) -> Result<(), String> {
+        for (name, given) in [
+            ("trace", self.trace.is_some()),
+            ("mode", self.mode.is_some()),
+            ("time_scale", self.time_scale.is_some()),
+            ("remap", self.remap.is_some()),
+        ] {
+            if given {
+                return Err(format!("{name}: applies to `kind: replay` tests"));
+            }
+        }
+        for (name, missing) in [
+            ("operation", self.operation.is_none()),
+            ("pattern", self.pattern.is_none()),
+            ("block_size", self.block_size.is_none()),
+        ] {
+            if missing {
+                return Err(format!("missing field `{name}` (a synthetic test needs operation, pattern and block_size)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A replay test's trace and how it is played; it has none of a generator's keys.
+    fn replay(&self) -> Result<ReplaySpec, String> {
+        for (name, given) in [
+            ("operation", self.operation.is_some()),
+            ("pattern", self.pattern.is_some()),
+            ("block_size", self.block_size.is_some()),
+            ("duration", self.duration.is_some()),
+            ("count", self.count.is_some()),
+            ("steady_state", self.steady_state.is_some()),
+        ] {
+            if given {
+                return Err(format!(
+                    "{name}: a replay test plays its trace, whole; leave `{name}` out"
+                ));
+            }
+        }
+        let Some(t) = self.trace.clone() else {
+            return Err("missing field `trace` (a replay test needs the trace file)".into());
+        };
+        let scale = self.time_scale.unwrap_or(1.0);
+        if !(scale > 0.0 && scale.is_finite()) {
+            return Err(format!(
+                "time_scale: expected a number above zero, found {scale}"
+            ));
+        }
+        Ok(ReplaySpec {
+            trace: t.0,
+            mode: self.mode.unwrap_or_default(),
+            time_scale: scale,
+            remap: self.remap.unwrap_or_default(),
+        })
+    }
+
+    /// How long the measured part runs: a duration or a count (a replay: its whole trace).
+    fn length(&self, replay: bool) -> Result<Length, String> {
+        Ok(match (self.duration, self.count) {
+            _ if replay => Length::Count(u64::MAX),
+            (Some(dur), None) if dur.0 > 0 => Length::Duration(dur.0),
+            (Some(_), None) => return Err("duration: expected a duration above zero".into()),
+            (None, Some(c)) => Length::Count(c.0),
+            (Some(_), Some(_)) => {
+                return Err("count: expected either `duration` or `count`, found both".into())
+            }
+            (None, None) => {
+                return Err(
+                    "expected a length: `duration` (e.g. 3m) or `count` (a number of I/Os)".into(),
+                )
+            }
+        })
+    }
+
+    /// The alignment of the offsets: `align`, else the smallest block; a multiple of 512
+    /// bytes, as every `variants.align` is.
+    fn align(&self) -> Result<u64, String> {
+        let align = self
+            .align
+            .map(|a| a.0)
+            .unwrap_or_else(|| self.block_size.as_ref().map(|b| b.min()).unwrap_or(512));
+        let key = if self.align.is_some() {
+            "align"
+        } else {
+            "block_size"
+        };
+        for (key, a) in std::iter::once((key, align))
+            .chain(self.variants.align.iter().map(|a| ("variants.align", a.0)))
+        {
+            if a % 512 != 0 {
+                return Err(format!(
+                    "{key}: expected a multiple of 512 bytes (O_DIRECT needs sector alignment; \
+                     offsets are aligned to `align`, else to the smallest block), found {a} B"
+                ));
+            }
+        }
+        Ok(align)
+    }
+}

@@ -1,0 +1,711 @@
+//! Generated-input tests of every parser a user's file reaches: the trace importers, the
+//! suite and drive loaders, the commentary parser. Valid files are generated, then mutated
+//! (bytes flipped, lines cut, dropped or repeated, numbers replaced by their limits), and
+//! every parser must return a result or an error that names the file, never panic, and
+//! allocate no more than a bound proportional to its input. Round trips must hold: trace →
+//! fio iolog → trace, trace → Parquet → trace, and suite → plan is the same plan twice.
+//!
+//! `ROUNDUP_FUZZ_CASES=N` sets the cases per property (default 2000; a long run:
+//! `ROUNDUP_FUZZ_CASES=200000 cargo test --release --test generated_input`).
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::path::Path;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+use roundup::config::from_yaml;
+use roundup::drive::DriveSpec;
+use roundup::error::{Error, InputError};
+use roundup::suite::Suite;
+use roundup::trace::{import, Format, ImportOptions, Trace, TraceOp, TraceRequest};
+
+// ---------------------------------------------------------------------------------------
+// An allocator that counts, per thread, the bytes a parser holds at its peak.
+
+struct Counting;
+
+thread_local! {
+    static HELD: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+fn held(delta: isize) {
+    // try_with: the thread's slots may be gone while it exits.
+    let _ = HELD.try_with(|h| {
+        let now = h.get().saturating_add_signed(delta);
+        h.set(now);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
+    });
+}
+
+// SAFETY: every call is passed to the system allocator unchanged; the counting touches
+// only const-initialized thread-locals, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        held(layout.size() as isize);
+        // SAFETY: the caller's layout, as given.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        held(-(layout.size() as isize));
+        // SAFETY: allocated by System with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        held(new_size as isize - layout.size() as isize);
+        // SAFETY: as for dealloc and alloc.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `f` and returns its result with the most bytes it held at once beyond what was
+/// held before.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = HELD.with(Cell::get);
+    PEAK.with(|p| p.set(before));
+    let out = f();
+    (out, PEAK.with(Cell::get).saturating_sub(before))
+}
+
+/// The most a parser may hold for `input` bytes: a request or YAML node per few bytes,
+/// with vectors that double.
+fn bound(input: usize) -> usize {
+    (1 << 20) + 256 * input
+}
+
+fn cases() -> u32 {
+    std::env::var("ROUNDUP_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
+}
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Mutations of a valid file.
+
+/// One change to a file's bytes.
+#[derive(Debug, Clone)]
+enum Mutation {
+    /// Sets the byte at (position × length) to a value.
+    Flip { at: f64, byte: u8 },
+    /// Cuts the file at (position × length).
+    Truncate { at: f64 },
+    /// Drops one line.
+    DropLine { at: f64 },
+    /// Repeats one line.
+    RepeatLine { at: f64 },
+    /// Replaces the n-th number of the file by a value at a limit.
+    Limit { nth: usize, value: &'static str },
+}
+
+const LIMITS: &[&str] = &[
+    "0",
+    "-1",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "99999999999999999999999999",
+    "1e308",
+    "-0.0",
+    "NaN",
+    "inf",
+    "",
+];
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (0.0..1.0f64, any::<u8>()).prop_map(|(at, byte)| Mutation::Flip { at, byte }),
+        (0.0..1.0f64).prop_map(|at| Mutation::Truncate { at }),
+        (0.0..1.0f64).prop_map(|at| Mutation::DropLine { at }),
+        (0.0..1.0f64).prop_map(|at| Mutation::RepeatLine { at }),
+        (0..64usize, proptest::sample::select(LIMITS))
+            .prop_map(|(nth, value)| Mutation::Limit { nth, value }),
+    ]
+}
+
+fn mutate(bytes: &[u8], mutations: &[Mutation]) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    for m in mutations {
+        let at = |f: f64, len: usize| ((f * len as f64) as usize).min(len.saturating_sub(1));
+        match *m {
+            Mutation::Flip { at: f, byte } if !b.is_empty() => {
+                let i = at(f, b.len());
+                b[i] = byte;
+            }
+            Mutation::Truncate { at: f } => b.truncate(at(f, b.len() + 1)),
+            Mutation::DropLine { at: f } | Mutation::RepeatLine { at: f } => {
+                let mut lines: Vec<&[u8]> = b.split_inclusive(|&c| c == b'\n').collect();
+                if lines.is_empty() {
+                    continue;
+                }
+                let i = at(f, lines.len());
+                if matches!(m, Mutation::DropLine { .. }) {
+                    lines.remove(i);
+                } else {
+                    lines.insert(i, lines[i]);
+                }
+                b = lines.concat();
+            }
+            Mutation::Limit { nth, value } => {
+                let text = String::from_utf8_lossy(&b).into_owned();
+                let mut spans = Vec::new();
+                let mut start = None;
+                for (i, c) in text.char_indices() {
+                    match (c.is_ascii_digit(), start) {
+                        (true, None) => start = Some(i),
+                        (false, Some(s)) => {
+                            spans.push((s, i));
+                            start = None;
+                        }
+                        _ => {}
+                    }
+                }
+                if let Some(s) = start {
+                    spans.push((s, text.len()));
+                }
+                if let Some(&(s, e)) = spans.get(nth % spans.len().max(1)) {
+                    b = format!("{}{value}{}", &text[..s], &text[e..]).into_bytes();
+                }
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+// ---------------------------------------------------------------------------------------
+// Traces.
+
+/// The text formats, each with whether it records trims and flushes.
+const TEXT_FORMATS: &[(Format, bool)] = &[
+    (Format::Blkparse, true),
+    (Format::Msr, false),
+    (Format::Spc, false),
+    (Format::Disksim, false),
+    (Format::Mqsim, false),
+    (Format::Blkreplay, false),
+    (Format::Fio2, true),
+    (Format::Fio3, true),
+];
+
+/// Requests in issue order, in whole microseconds from 0, 512-byte sectors.
+fn requests(with_commands: bool) -> impl Strategy<Value = Vec<TraceRequest>> {
+    let op = if with_commands { 0..4u8 } else { 0..2u8 };
+    proptest::collection::vec((0..5_000_000u64, op, 0..(1u64 << 32), 1..4096u32), 1..40).prop_map(
+        |raw| {
+            let mut t = 0;
+            raw.into_iter()
+                .enumerate()
+                .map(|(i, (gap_ns, op, sector, sectors))| {
+                    if i > 0 {
+                        t += gap_ns / 1000 * 1000;
+                    }
+                    let op =
+                        [TraceOp::Read, TraceOp::Write, TraceOp::Trim, TraceOp::Flush][op as usize];
+                    let flush = op == TraceOp::Flush;
+                    TraceRequest {
+                        time_ns: t,
+                        op,
+                        offset: if flush { 0 } else { sector * 512 },
+                        len: if flush { 0 } else { sectors * 512 },
+                        complete_ns: None,
+                        qd: None,
+                        process: None,
+                    }
+                })
+                .collect()
+        },
+    )
+}
+
+fn op_word(op: TraceOp, read: &'static str, write: &'static str) -> &'static str {
+    if op == TraceOp::Read {
+        read
+    } else {
+        write
+    }
+}
+
+/// `reqs` written in `format`, as a recorder of that format would.
+fn write_trace(format: Format, reqs: &[TraceRequest]) -> String {
+    let mut out = String::new();
+    let secs = |ns: u64| format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000);
+    match format {
+        Format::Blkparse => {
+            for (i, r) in reqs.iter().enumerate() {
+                let rwbs = match r.op {
+                    TraceOp::Read => "R",
+                    TraceOp::Write => "W",
+                    TraceOp::Trim => "D",
+                    TraceOp::Flush => "FN",
+                };
+                let t = secs(r.time_ns);
+                if r.op == TraceOp::Flush {
+                    out += &format!("8,0 0 {} {t} 77 D {rwbs} [p]\n", i + 1);
+                } else {
+                    let (s, n) = (r.offset / 512, r.len / 512);
+                    out += &format!("8,0 0 {} {t} 77 D {rwbs} {s} + {n} [p]\n", i + 1);
+                }
+            }
+        }
+        Format::Msr => {
+            out += "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n";
+            for r in reqs {
+                let op = op_word(r.op, "Read", "Write");
+                out += &format!(
+                    "{},hm,1,{op},{},{},10\n",
+                    128_166_372_000_000_000 + r.time_ns / 100,
+                    r.offset,
+                    r.len
+                );
+            }
+        }
+        Format::Spc => {
+            for r in reqs {
+                let op = op_word(r.op, "r", "w");
+                let t = secs(r.time_ns);
+                out += &format!("0,{},{},{op},{t}\n", r.offset / 512, r.len);
+            }
+        }
+        Format::Disksim | Format::Mqsim => {
+            for r in reqs {
+                let flags = op_word(r.op, "1", "0");
+                let t = if format == Format::Disksim {
+                    format!("{}.{:06}", r.time_ns / 1_000_000, r.time_ns % 1_000_000)
+                } else {
+                    r.time_ns.to_string()
+                };
+                let (s, n) = (r.offset / 512, r.len / 512);
+                out += &format!("{t} 0 {s} {n} {flags}\n");
+            }
+        }
+        Format::Blkreplay => {
+            out += "a recording\nstart ; sector ; length ; op ; replay_delay ; replay_duration\n";
+            for r in reqs {
+                let op = op_word(r.op, "R", "W");
+                let t = secs(r.time_ns);
+                out += &format!(
+                    "{t} ; {} ; {} ; {op} ; 0.0 ; 0.0\n",
+                    r.offset / 512,
+                    r.len / 512
+                );
+            }
+        }
+        Format::Fio2 | Format::Fio3 => {
+            let v3 = format == Format::Fio3;
+            out += if v3 {
+                "fio version 3 iolog\n"
+            } else {
+                "fio version 2 iolog\n"
+            };
+            for r in reqs {
+                let t = if v3 {
+                    format!("{}.{:06} ", r.time_ns / 1_000_000, r.time_ns % 1_000_000)
+                } else {
+                    String::new()
+                };
+                let action = match r.op {
+                    TraceOp::Read => "read",
+                    TraceOp::Write => "write",
+                    TraceOp::Trim => "trim",
+                    TraceOp::Flush => "sync",
+                };
+                if r.op == TraceOp::Flush {
+                    out += &format!("{t}/dev/sdb {action}\n");
+                } else {
+                    out += &format!("{t}/dev/sdb {action} {} {}\n", r.offset, r.len);
+                }
+            }
+        }
+        Format::Roundup => unreachable!("not a text format"),
+    }
+    out
+}
+
+/// What a format keeps of a request: all of it, but times where the format has none.
+fn kept(format: Format, r: &TraceRequest) -> (u64, TraceOp, u64, u32) {
+    let t = if format == Format::Fio2 { 0 } else { r.time_ns };
+    (t, r.op, r.offset, r.len)
+}
+
+#[test]
+fn every_text_importer_reads_back_what_its_format_writes() {
+    for &(format, commands) in TEXT_FORMATS {
+        let mut runner = runner(cases() / 8 + 1);
+        runner
+            .run(&requests(commands), |reqs| {
+                let text = write_trace(format, &reqs);
+                let opts = ImportOptions::default();
+                let t = import(Path::new("t.trace"), &text, &opts)
+                    .map_err(|e| TestCaseError::fail(format!("{format}: {e}\n{text}")))?;
+                prop_assert_eq!(t.format, format);
+                let got: Vec<_> = t.requests.iter().map(|r| kept(format, r)).collect();
+                let want: Vec<_> = reqs.iter().map(|r| kept(format, r)).collect();
+                prop_assert_eq!(got, want, "{}", text);
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{format}: {e}"));
+    }
+}
+
+/// Checks an import's outcome on mutated input: a trace, or an error naming the file.
+fn judge(file: &Path, outcome: Result<Trace, Error>) -> Result<(), TestCaseError> {
+    match outcome {
+        Ok(t) => {
+            // Whatever was read obeys the rules every importer enforces.
+            let mut previous = 0;
+            for r in &t.requests {
+                prop_assert!(r.check(previous).is_ok(), "{r:?}");
+                previous = r.time_ns;
+            }
+            Ok(())
+        }
+        Err(Error::Input(errors)) => {
+            prop_assert!(!errors.is_empty());
+            for e in errors {
+                prop_assert_eq!(&e.file, file);
+                prop_assert!(!e.message.is_empty());
+            }
+            Ok(())
+        }
+        Err(other) => Err(TestCaseError::fail(format!(
+            "not an input error: {other:?}"
+        ))),
+    }
+}
+
+#[test]
+fn mutated_traces_give_a_trace_or_a_located_error_within_a_memory_bound() {
+    let file = Path::new("t.trace");
+    for &(format, commands) in TEXT_FORMATS {
+        let strategy = (
+            requests(commands),
+            proptest::collection::vec(mutation(), 1..6),
+            any::<bool>(),
+            any::<bool>(),
+        );
+        runner(cases() / 8 + 1)
+            .run(&strategy, |(reqs, mutations, named, skip_bad)| {
+                let text = write_trace(format, &reqs);
+                let bytes = mutate(text.as_bytes(), &mutations);
+                let text = String::from_utf8_lossy(&bytes);
+                let opts = ImportOptions {
+                    format: named.then_some(format),
+                    skip_bad,
+                    queue_events: false,
+                };
+                let (outcome, peak) = peak_of(|| import(file, &text, &opts));
+                prop_assert!(
+                    peak <= bound(bytes.len()),
+                    "{peak} bytes for {}",
+                    bytes.len()
+                );
+                judge(file, outcome)
+            })
+            .unwrap_or_else(|e| panic!("{format}: {e}"));
+    }
+}
+
+#[test]
+fn arbitrary_bytes_never_break_an_importer() {
+    let file = Path::new("t.trace");
+    let strategy = (
+        proptest::collection::vec(any::<u8>(), 0..2048),
+        proptest::option::of(proptest::sample::select(
+            TEXT_FORMATS.iter().map(|f| f.0).collect::<Vec<_>>(),
+        )),
+    );
+    runner(cases())
+        .run(&strategy, |(bytes, format)| {
+            let text = String::from_utf8_lossy(&bytes);
+            let opts = ImportOptions {
+                format,
+                ..Default::default()
+            };
+            let (outcome, peak) = peak_of(|| import(file, &text, &opts));
+            prop_assert!(peak <= bound(bytes.len()));
+            judge(file, outcome)
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_gzip_trace_that_is_cut_or_corrupted_is_refused_with_its_name() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.fio.gz");
+    let strategy = (requests(true), proptest::collection::vec(mutation(), 1..4));
+    runner(cases() / 20 + 1)
+        .run(&strategy, |(reqs, mutations)| {
+            let text = write_trace(Format::Fio3, &reqs);
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(text.as_bytes()).unwrap();
+            let bytes = mutate(&gz.finish().unwrap(), &mutations);
+            std::fs::write(&path, &bytes).unwrap();
+            judge(
+                &path,
+                roundup::store::import_trace(&path, &ImportOptions::default()),
+            )
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_trace_survives_fio_iolog_and_parquet_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("t.parquet");
+    let file = Path::new("t.trace");
+    // The first import sets the times relative to the first request, in fio's milliseconds.
+    let strategy = requests(true).prop_map(|reqs| {
+        let mut t = import(
+            file,
+            &write_trace(Format::Fio3, &reqs),
+            &ImportOptions::default(),
+        )
+        .expect("a valid trace");
+        for r in &mut t.requests {
+            r.time_ns = r.time_ns / 1_000_000 * 1_000_000;
+        }
+        t
+    });
+    let n = std::cell::Cell::new(0u32);
+    runner(cases() / 4 + 1)
+        .run(&strategy, |trace| {
+            let iolog = trace.to_fio_iolog("/dev/sdb");
+            let back = import(file, &iolog, &ImportOptions::default())
+                .map_err(|e| TestCaseError::fail(format!("{e}\n{iolog}")))?;
+            prop_assert_eq!(&back.requests, &trace.requests);
+            // Parquet for one case in ten: it goes through the file system.
+            n.set(n.get() + 1);
+            if n.get() % 10 == 0 {
+                roundup::store::write_trace(&trace, &parquet).unwrap();
+                let read =
+                    roundup::store::import_trace(&parquet, &ImportOptions::default()).unwrap();
+                prop_assert_eq!(&read.requests, &trace.requests);
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+// ---------------------------------------------------------------------------------------
+// Suites, drives and commentary.
+
+/// The lab's own files of a kind (`suites`, `drives`), as (path, text).
+fn shipped(kind: &str) -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(kind);
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .map(|p| {
+            let name = format!("{kind}/{}", p.file_name().unwrap().to_string_lossy());
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Checks a loader's error: it names the file, says what was expected, and points at a
+/// line unless it is about the whole file.
+fn located(e: &InputError, file: &Path) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&e.file, file);
+    prop_assert!(!e.message.is_empty());
+    prop_assert!(
+        e.line > 0 || e.field.is_empty(),
+        "a field without a line: {e}"
+    );
+    Ok(())
+}
+
+fn mutated_yaml<T: serde::de::DeserializeOwned>(kind: &str) {
+    let files = shipped(kind);
+    assert!(!files.is_empty());
+    let strategy = (
+        proptest::sample::select(files),
+        proptest::collection::vec(mutation(), 1..6),
+    );
+    runner(cases())
+        .run(&strategy, |((name, text), mutations)| {
+            let bytes = mutate(text.as_bytes(), &mutations);
+            let file = Path::new(&name);
+            let (outcome, peak) = peak_of(|| {
+                roundup::config::utf8_text(file, &bytes)
+                    .and_then(|text| from_yaml::<T>(file, text).map(|_| ()))
+            });
+            prop_assert!(peak <= bound(bytes.len()), "{peak} bytes");
+            match outcome {
+                Ok(()) => Ok(()),
+                Err(e) => located(&e, file),
+            }
+        })
+        .unwrap_or_else(|e| panic!("{kind}: {e}"));
+}
+
+#[test]
+fn mutated_suites_load_or_say_where_they_are_wrong() {
+    mutated_yaml::<Suite>("suites");
+}
+
+#[test]
+fn mutated_drives_load_or_say_where_they_are_wrong() {
+    mutated_yaml::<DriveSpec>("drives");
+}
+
+#[test]
+fn a_lab_with_a_mutated_file_loads_or_says_where() {
+    // The lab's own cross-checks (a suite's name against its file, a drive's firmwares,
+    // profiles and traces named by tests) after the files parse.
+    let lab = common::TestLab::new();
+    let suites = shipped("suites");
+    let drives = shipped("drives");
+    let strategy = (
+        0..suites.len(),
+        0..drives.len(),
+        any::<bool>(),
+        proptest::collection::vec(mutation(), 1..4),
+    );
+    runner(cases() / 20 + 1)
+        .run(&strategy, |(s, d, suite_mutated, mutations)| {
+            for dir in ["suites", "drives"] {
+                let _ = std::fs::remove_dir_all(lab.path().join(dir));
+            }
+            let (suite, drive) = (&suites[s], &drives[d]);
+            let (bad, good) = if suite_mutated {
+                (suite, drive)
+            } else {
+                (drive, suite)
+            };
+            let bytes = mutate(bad.1.as_bytes(), &mutations);
+            let path = lab.path().join(&bad.0);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+            lab.write(&good.0, &good.1);
+            match roundup::lab::Lab::load(lab.path()) {
+                Ok(_) => Ok(()),
+                Err(Error::Input(errors)) => {
+                    for e in &errors {
+                        prop_assert!(!e.message.is_empty());
+                        prop_assert!(e.file.ends_with(&bad.0) || e.file.ends_with(&good.0), "{e}");
+                    }
+                    Ok(())
+                }
+                Err(other) => Err(TestCaseError::fail(format!("{other:?}"))),
+            }
+        })
+        .unwrap();
+}
+
+/// A commentary page: an introduction and slots, some with a fingerprint line.
+fn commentary() -> impl Strategy<Value = String> {
+    let slot = (
+        "[a-z0-9][a-z0-9._-]{0,20}",
+        proptest::option::of("[0-9a-f]{64}"),
+        "[ -~]{0,80}",
+    );
+    ("[ -~]{0,60}", proptest::collection::vec(slot, 0..8)).prop_map(|(intro, slots)| {
+        let mut s = format!("{intro}\n\n");
+        for (id, fp, text) in slots {
+            s += &format!("## {id}\n");
+            if let Some(fp) = fp {
+                s += &format!("<!-- figures: {fp} -->\n");
+            }
+            s += &format!("{text}\n\n");
+        }
+        s
+    })
+}
+
+#[test]
+fn mutated_commentary_parses_or_names_each_line() {
+    let file = Path::new("commentary/suites/demo.md");
+    let strategy = (commentary(), proptest::collection::vec(mutation(), 0..6));
+    runner(cases())
+        .run(&strategy, |(text, mutations)| {
+            let bytes = mutate(text.as_bytes(), &mutations);
+            let text = String::from_utf8_lossy(&bytes);
+            let (outcome, peak) = peak_of(|| roundup::commentary::parse(file, &text));
+            prop_assert!(peak <= bound(bytes.len()));
+            match outcome {
+                Ok(c) => {
+                    for slot in &c.slots {
+                        prop_assert!(slot.line >= 1);
+                    }
+                    Ok(())
+                }
+                Err(errors) => {
+                    prop_assert!(!errors.is_empty());
+                    for e in &errors {
+                        located(e, file)?;
+                        prop_assert!(e.line >= 1, "{e}");
+                    }
+                    Ok(())
+                }
+            }
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_suite_gives_the_same_plan_every_time() {
+    let lab = common::TestLab::new();
+    for (name, text) in shipped("suites") {
+        lab.write(&name, &text);
+    }
+    for (name, text) in shipped("drives") {
+        lab.write(&name, &text);
+    }
+    for p in ["gaming", "heavy", "light"] {
+        let rel = format!("suites/profiles/{p}.yaml");
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel)).unwrap();
+        lab.write(&rel, &text);
+    }
+    let loaded = roundup::lab::Lab::load(lab.path()).expect("the shipped lab loads");
+    let suites: Vec<String> = loaded.suites.keys().cloned().collect();
+    let drives: Vec<String> = loaded.drives.keys().cloned().collect();
+    let strategy = (
+        proptest::sample::subsequence(suites.clone(), 0..=suites.len()),
+        proptest::sample::subsequence(drives.clone(), 0..=drives.len()),
+    );
+    runner(cases() / 20 + 1)
+        .run(&strategy, |(suites, drives)| {
+            let sel = roundup::plan::Selection {
+                suites,
+                drives,
+                tests: Vec::new(),
+            };
+            let plan = |sel: &roundup::plan::Selection| {
+                let p = roundup::plan::expand(&loaded, sel).expect("a plan");
+                serde_json::to_string(&p.jobs).unwrap()
+            };
+            let first = plan(&sel);
+            prop_assert_eq!(&first, &plan(&sel));
+            // The order the selection names things in does not matter.
+            let reversed = roundup::plan::Selection {
+                suites: sel.suites.iter().rev().cloned().collect(),
+                drives: sel.drives.iter().rev().cloned().collect(),
+                tests: Vec::new(),
+            };
+            prop_assert_eq!(&first, &plan(&reversed));
+            Ok(())
+        })
+        .unwrap();
+}
