@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::config::Ident;
-use crate::config::{Duration, Rate, Size};
+use crate::config::{Duration, Ident, Rate, Size};
 use crate::io::EngineChoice;
 
 /// A drive as written in `drives/ID.yaml`.
@@ -543,6 +542,35 @@ fn validate_history(h: &SsdHistory, s: &SsdSpec, capacity: u64) -> std::result::
 
 /// Checks an SSD's parameters against each other and the capacity.
 fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
+    validate_nand(s)?;
+    validate_controllers(s)?;
+    let planes = s.planes.unwrap_or(1);
+    // Each controller holds its share of the capacity.
+    let capacity = capacity / s.controllers as u64;
+    validate_room(s, capacity)?;
+    validate_ftl(s, planes)?;
+    if let Some(full) = s.full {
+        if !s.aged {
+            return Err("ssd.full: expected only on a used drive (aged: true)".into());
+        }
+        if !(full > 0.0 && full <= 1.0) {
+            return Err(format!(
+                "ssd.full: expected the share of the logical pages holding data, above 0 and \
+                 at most 1, found {full}"
+            ));
+        }
+    }
+    if let Some(h) = &s.history {
+        validate_history(h, s, capacity)?;
+    }
+    if s.buffer.0 < s.page.0 * planes as u64 {
+        return Err("ssd.buffer: expected at least one page for each plane".into());
+    }
+    Ok(())
+}
+
+/// The NAND's geometry: dies, page, block, planes, and the write-combination vectors.
+fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
     let units = s.channels as u64 * s.dies_per_channel as u64;
     if s.channels == 0 || s.dies_per_channel == 0 || units > 4096 {
         return Err(format!(
@@ -573,6 +601,15 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
             ));
         }
     }
+    let planes = s.planes.unwrap_or(1);
+    if !matches!(planes, 1 | 2 | 4) {
+        return Err(format!("ssd.planes: expected 1, 2 or 4, found {planes}"));
+    }
+    Ok(())
+}
+
+/// One controller, or several in RAID 0 with a stripe and a host link.
+fn validate_controllers(s: &SsdSpec) -> std::result::Result<(), String> {
     if !(1..=16).contains(&s.controllers) {
         return Err(format!(
             "ssd.controllers: expected 1 to 16, found {}",
@@ -605,12 +642,14 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
         }
         _ => {}
     }
+    Ok(())
+}
+
+/// Room on every die for a controller's share of the capacity (`capacity`), the blocks
+/// kept free for garbage collection, and within what the simulator's map can number.
+fn validate_room(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
+    let units = s.channels as u64 * s.dies_per_channel as u64;
     let planes = s.planes.unwrap_or(1);
-    if !matches!(planes, 1 | 2 | 4) {
-        return Err(format!("ssd.planes: expected 1, 2 or 4, found {planes}"));
-    }
-    // Each controller holds its share of the capacity.
-    let capacity = capacity / s.controllers as u64;
     let on_each = if s.controllers > 1 {
         " on each controller"
     } else {
@@ -657,6 +696,11 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
             blocks_per_die * units
         ));
     }
+    Ok(())
+}
+
+/// What a block-mapped FTL takes and leaves out.
+fn validate_ftl(s: &SsdSpec, planes: u32) -> std::result::Result<(), String> {
     if s.ftl == FtlKind::Block && s.log_blocks.unwrap_or(0) == 0 {
         return Err("ssd.log_blocks: expected at least 1 for a block-mapped FTL".into());
     }
@@ -683,23 +727,6 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
              a block-mapped one writes a page at a time"
                 .into(),
         );
-    }
-    if let Some(full) = s.full {
-        if !s.aged {
-            return Err("ssd.full: expected only on a used drive (aged: true)".into());
-        }
-        if !(full > 0.0 && full <= 1.0) {
-            return Err(format!(
-                "ssd.full: expected the share of the logical pages holding data, above 0 and \
-                 at most 1, found {full}"
-            ));
-        }
-    }
-    if let Some(h) = &s.history {
-        validate_history(h, s, capacity)?;
-    }
-    if s.buffer.0 < s.page.0 * planes as u64 {
-        return Err("ssd.buffer: expected at least one page for each plane".into());
     }
     Ok(())
 }

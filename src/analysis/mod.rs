@@ -111,10 +111,10 @@ fn scan_args() -> ScanArgsParquet {
     }
 }
 
-fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
+/// A job's samples, only the columns the figures need, checked against its manifest.
+fn read_samples(job: &StoredJob) -> Result<DataFrame, String> {
     let path = job.samples();
     let fail = |e: PolarsError| format!("{}: cannot read samples ({e})", path.display());
-    // The file is read once, only the columns the figures need.
     let samples =
         LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), scan_args())
             .map_err(fail)?
@@ -134,14 +134,12 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
             job.manifest.samples_rows
         ));
     }
-    // A steady-state test reports its measurement window (SNIA), not every round.
-    let window = job
-        .manifest
-        .outcome
-        .steady_state
-        .as_ref()
-        .map(|v| (v.window_start_ns, v.window_end_ns));
-    let measured = |lf: LazyFrame| match window {
+    Ok(samples)
+}
+
+/// The latencies of `lf`'s samples submitted within `window` (all without one), sorted.
+fn sorted_latencies(lf: LazyFrame, window: Option<(u64, u64)>) -> PolarsResult<Vec<u64>> {
+    let measured = match window {
         Some((a, b)) => lf.filter(
             col("submit_ns")
                 .gt_eq(lit(a))
@@ -149,16 +147,29 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
         ),
         None => lf,
     };
+    let df = measured
+        .select([col("latency_ns").sort(SortOptions::default())])
+        .collect()?;
+    let c = df.column("latency_ns")?.u64()?.rechunk();
+    Ok(c.cont_slice()?.to_vec())
+}
+
+fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
+    let path = job.samples();
+    let fail = |e: PolarsError| format!("{}: cannot read samples ({e})", path.display());
+    // The file is read once.
+    let samples = read_samples(job)?;
+    // A steady-state test reports its measurement window (SNIA), not every round.
+    let window = job
+        .manifest
+        .outcome
+        .steady_state
+        .as_ref()
+        .map(|v| (v.window_start_ns, v.window_end_ns));
     // Sums, extremes and the timeline in one pass over the columns; percentiles from one
     // sort of the measured latencies.
     let pass = Pass::over(&samples, window).map_err(fail)?;
-    let sorted_latencies = |lf: LazyFrame| -> PolarsResult<Vec<u64>> {
-        let df = measured(lf)
-            .select([col("latency_ns").sort(SortOptions::default())])
-            .collect()?;
-        let c = df.column("latency_ns")?.u64()?.rechunk();
-        Ok(c.cont_slice()?.to_vec())
-    };
+    let sorted_latencies = |lf: LazyFrame| sorted_latencies(lf, window);
     let sorted = sorted_latencies(samples.clone().lazy()).map_err(fail)?;
     let pct = |p: f64| quantile(&sorted, p) / 1e3;
     let total = pass.ops[0].plus(&pass.ops[1]);
@@ -594,6 +605,35 @@ pub fn leaderboard(
     grouped(jobs, order, |_| true, true)
 }
 
+/// One drive's bar of a chart, from its runs in repeat order: the mean of each figure over
+/// the repeats, the longest wait of all, and each repeat's figure and timeline.
+fn bar(drive: String, drive_name: String, metric: &str, runs: &[&JobSummary]) -> Bar {
+    let n = runs.len() as f64;
+    let mean = |g: &dyn Fn(&JobSummary) -> f64| runs.iter().map(|s| g(s)).sum::<f64>() / n;
+    Bar {
+        drive,
+        drive_name,
+        firmware: runs[0].firmware.clone(),
+        value: mean(&|s| s.figure(metric)),
+        repeats: runs.len() as u32,
+        lat_mean_us: mean(&|s| s.lat_mean_us),
+        lat_p99_us: mean(&|s| s.lat_p99_us),
+        lat_p999_us: mean(&|s| s.lat_p999_us),
+        lat_max_us: runs.iter().map(|s| s.lat_max_us).fold(0.0, f64::max),
+        per_repeat: runs.iter().map(|s| s.figure(metric)).collect(),
+        cdf: cdf_over_repeats(&runs.iter().map(|s| s.cdf.as_slice()).collect::<Vec<_>>()),
+        runs: runs
+            .iter()
+            .map(|s| RunTrace {
+                repeat: s.repeat,
+                duration_s: s.duration_s,
+                window_s: s.window_s,
+                timeline: s.timeline.clone(),
+            })
+            .collect(),
+    }
+}
+
 fn grouped(
     jobs: &[(StoredJob, JobSummary)],
     order: &BTreeMap<String, Vec<String>>,
@@ -647,33 +687,8 @@ fn grouped(
              }| {
                 for ((drive, _), mut runs) in by_drive {
                     runs.sort_by_key(|s| s.repeat);
-                    let n = runs.len() as f64;
-                    let mean =
-                        |g: &dyn Fn(&JobSummary) -> f64| runs.iter().map(|s| g(s)).sum::<f64>() / n;
-                    f.bars.push(Bar {
-                        drive: drive.clone(),
-                        drive_name: names[&drive].clone(),
-                        firmware: runs[0].firmware.clone(),
-                        value: mean(&|s| s.figure(&f.metric)),
-                        repeats: runs.len() as u32,
-                        lat_mean_us: mean(&|s| s.lat_mean_us),
-                        lat_p99_us: mean(&|s| s.lat_p99_us),
-                        lat_p999_us: mean(&|s| s.lat_p999_us),
-                        lat_max_us: runs.iter().map(|s| s.lat_max_us).fold(0.0, f64::max),
-                        per_repeat: runs.iter().map(|s| s.figure(&f.metric)).collect(),
-                        cdf: cdf_over_repeats(
-                            &runs.iter().map(|s| s.cdf.as_slice()).collect::<Vec<_>>(),
-                        ),
-                        runs: runs
-                            .iter()
-                            .map(|s| RunTrace {
-                                repeat: s.repeat,
-                                duration_s: s.duration_s,
-                                window_s: s.window_s,
-                                timeline: s.timeline.clone(),
-                            })
-                            .collect(),
-                    });
+                    let name = names[&drive].clone();
+                    f.bars.push(bar(drive, name, &f.metric, &runs));
                 }
                 let higher = f.better == "higher";
                 f.bars.sort_by(|a, b| {

@@ -7,7 +7,6 @@ use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Result};
-
 use roundup::commentary::SlotPlan;
 use roundup::lab::Lab;
 use roundup::units::Counted;

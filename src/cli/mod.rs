@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-
 use roundup::io::EngineChoice;
 use roundup::lab::{self, Lab};
 use roundup::plan::{self, Selection};
@@ -338,35 +337,9 @@ fn load(lab: &Path) -> Result<Lab> {
 
 fn dispatch(cli: &Cli) -> Result<()> {
     match &cli.command {
-        Command::Check => {
-            let lab = load(&cli.lab)?;
-            outln!(
-                "lab {} is valid: {}, {}, {}",
-                cli.lab.display(),
-                Counted(lab.suites.len(), "suite"),
-                Counted(lab.drives.len(), "drive"),
-                Counted(lab.commentary.len(), "commentary file")
-            );
-            Ok(())
-        }
+        Command::Check => check(&cli.lab),
         Command::Drives => drives(&cli.lab),
-        Command::Serve { port } => {
-            let site = cli.lab.join("site");
-            if !site.join("index.html").is_file() {
-                bail!(
-                    "{} has no site yet: run `roundup render` (or `roundup demo`) first",
-                    site.display()
-                );
-            }
-            roundup::serve::serve(&site, *port, |url| {
-                say(format_args!(
-                    "serving {} at {url} (Ctrl-C to stop)",
-                    site.display()
-                ));
-                let _ = std::io::stdout().flush();
-            })?;
-            Ok(())
-        }
+        Command::Serve { port } => serve(&cli.lab, *port),
         Command::Trace(t) => trace::run(t, &cli.lab),
         Command::Commentary(CommentaryCommand::Init { page, compare }) => {
             commentary::init(&cli.lab, page.as_deref(), compare)
@@ -386,28 +359,16 @@ fn dispatch(cli: &Cli) -> Result<()> {
             resume,
             engine,
             destroy_data,
-        } => {
-            let lab = load(&cli.lab)?;
-            let plan = plan::expand(&lab, &select.selection())?;
-            let opts = RunOptions {
+        } => run_command(
+            &cli.lab,
+            &select.selection(),
+            RunOptions {
                 resume: *resume,
                 engine: *engine,
                 destroy_data: destroy_data.clone(),
-            };
-            print_plan(&lab, &plan, &opts, *dry_run)?;
-            if *dry_run {
-                // What would stop the run before it starts, found without writing.
-                let problems = run::preflight(&lab, &plan, &opts);
-                if !problems.is_empty() {
-                    bail!(
-                        "the run would stop before it starts:\n{}",
-                        problems.join("\n")
-                    );
-                }
-                return Ok(());
-            }
-            run_plan(&lab, &plan, &opts)
-        }
+            },
+            *dry_run,
+        ),
         Command::Summary {
             select,
             json,
@@ -426,29 +387,87 @@ fn dispatch(cli: &Cli) -> Result<()> {
             let lab = load(&cli.lab)?;
             do_render(&lab, &compare.options(&lab)?, *verbose)
         }
-        Command::Demo => {
-            let started = Instant::now();
-            let lab = load(&cli.lab)?;
-            let sel = Selection {
-                suites: vec!["demo".into()],
-                ..Default::default()
-            };
-            let plan =
-                plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
-            let opts = RunOptions::default();
-            print_plan(&lab, &plan, &opts, false)?;
-            run_plan(&lab, &plan, &opts)?;
-            do_render(&lab, &render::Options::default(), false)?;
-            let index = lab.site_dir().join("index.html");
-            let index = std::fs::canonicalize(&index).unwrap_or(index);
-            outln!(
-                "demo finished in {:.1} s; open file://{}",
-                started.elapsed().as_secs_f64(),
-                index.display()
-            );
-            Ok(())
-        }
+        Command::Demo => demo(&cli.lab),
     }
+}
+
+/// `roundup check`: the lab loads, every file valid.
+fn check(lab_dir: &Path) -> Result<()> {
+    let lab = load(lab_dir)?;
+    outln!(
+        "lab {} is valid: {}, {}, {}",
+        lab_dir.display(),
+        Counted(lab.suites.len(), "suite"),
+        Counted(lab.drives.len(), "drive"),
+        Counted(lab.commentary.len(), "commentary file")
+    );
+    Ok(())
+}
+
+/// `roundup serve`: the site on 127.0.0.1.
+fn serve(lab_dir: &Path, port: u16) -> Result<()> {
+    let site = lab_dir.join("site");
+    if !site.join("index.html").is_file() {
+        bail!(
+            "{} has no site yet: run `roundup render` (or `roundup demo`) first",
+            site.display()
+        );
+    }
+    roundup::serve::serve(&site, port, |url| {
+        say(format_args!(
+            "serving {} at {url} (Ctrl-C to stop)",
+            site.display()
+        ));
+        let _ = std::io::stdout().flush();
+    })?;
+    Ok(())
+}
+
+/// `roundup run`: the plan printed, then run (or, with `dry_run`, only checked).
+fn run_command(
+    lab_dir: &Path,
+    selection: &Selection,
+    opts: RunOptions,
+    dry_run: bool,
+) -> Result<()> {
+    let lab = load(lab_dir)?;
+    let plan = plan::expand(&lab, selection)?;
+    print_plan(&lab, &plan, &opts, dry_run)?;
+    if dry_run {
+        // What would stop the run before it starts, found without writing.
+        let problems = run::preflight(&lab, &plan, &opts);
+        if !problems.is_empty() {
+            bail!(
+                "the run would stop before it starts:\n{}",
+                problems.join("\n")
+            );
+        }
+        return Ok(());
+    }
+    run_plan(&lab, &plan, &opts)
+}
+
+/// `roundup demo`: the demo suite on every drive, then the site.
+fn demo(lab_dir: &Path) -> Result<()> {
+    let started = Instant::now();
+    let lab = load(lab_dir)?;
+    let sel = Selection {
+        suites: vec!["demo".into()],
+        ..Default::default()
+    };
+    let plan = plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
+    let opts = RunOptions::default();
+    print_plan(&lab, &plan, &opts, false)?;
+    run_plan(&lab, &plan, &opts)?;
+    do_render(&lab, &render::Options::default(), false)?;
+    let index = lab.site_dir().join("index.html");
+    let index = std::fs::canonicalize(&index).unwrap_or(index);
+    outln!(
+        "demo finished in {:.1} s; open file://{}",
+        started.elapsed().as_secs_f64(),
+        index.display()
+    );
+    Ok(())
 }
 
 /// Renders the site and says what changed: every page written or removed, and the charts

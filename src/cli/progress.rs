@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-
 use roundup::engine::Tick;
 use roundup::lab::Lab;
 use roundup::plan::{Job, Plan};

@@ -4,7 +4,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Result};
-
+use roundup::analysis::JobSummary;
 use roundup::drive::TargetSpec;
 use roundup::store::JobManifest;
 use roundup::target::device;
@@ -42,57 +42,65 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
              `roundup summary` lists them all"
         );
     }
-    if format == SummaryFormat::Json {
-        let list: Vec<_> = rows.iter().map(|(_, s)| s).collect();
-        outln!("{}", serde_json::to_string_pretty(&list)?);
-        return Ok(());
+    let rows: Vec<&JobSummary> = rows.iter().map(|(_, s)| s).collect();
+    match format {
+        SummaryFormat::Json => outln!("{}", serde_json::to_string_pretty(&rows)?),
+        SummaryFormat::Csv => print_csv(&rows)?,
+        _ if rows.is_empty() => outln!("no results in {}", lab_dir.join("results").display()),
+        SummaryFormat::Markdown => print_markdown(&summary_table(&rows))?,
+        SummaryFormat::Table => print_aligned(&summary_table(&rows))?,
     }
-    if format == SummaryFormat::Csv {
-        outln!("drive,firmware,suite,test,variant,repeat,iops,mb_per_s,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,ios");
-        for (_, s) in &rows {
-            let text = [&s.drive, &s.firmware, &s.suite, &s.test, &s.variant]
-                .map(|t| render::csv_field(t))
-                .join(",");
-            let figures = [
-                s.iops,
-                s.mb_per_s,
-                s.lat_mean_us,
-                s.lat_p50_us,
-                s.lat_p99_us,
-                s.lat_p999_us,
-                s.lat_max_us,
-            ]
-            .map(|v| v.to_string())
+    Ok(())
+}
+
+/// The summary at full precision, as CSV for a spreadsheet.
+fn print_csv(rows: &[&JobSummary]) -> Result<()> {
+    outln!("drive,firmware,suite,test,variant,repeat,iops,mb_per_s,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,ios");
+    for s in rows {
+        let text = [&s.drive, &s.firmware, &s.suite, &s.test, &s.variant]
+            .map(|t| render::csv_field(t))
             .join(",");
-            outln!("{text},{},{figures},{}", s.repeat, s.ios);
-        }
-        return Ok(());
+        let figures = [
+            s.iops,
+            s.mb_per_s,
+            s.lat_mean_us,
+            s.lat_p50_us,
+            s.lat_p99_us,
+            s.lat_p999_us,
+            s.lat_max_us,
+        ]
+        .map(|v| v.to_string())
+        .join(",");
+        outln!("{text},{},{figures},{}", s.repeat, s.ios);
     }
-    if rows.is_empty() {
-        outln!("no results in {}", lab_dir.join("results").display());
-        return Ok(());
-    }
-    // The first five columns are text, aligned left; the figures after them right.
-    const TEXT: usize = 5;
-    let header = [
-        "drive",
-        "firmware",
-        "suite",
-        "test",
-        "variant",
-        "r",
-        "IOPS",
-        "MB/s",
-        "mean µs",
-        "p50 µs",
-        "p99 µs",
-        "p99.9 µs",
-        "max µs",
-        "I/Os",
-    ];
-    let table: Vec<Vec<String>> = rows
-        .iter()
-        .map(|(_, s)| {
+    Ok(())
+}
+
+/// The first five columns of the summary are text, aligned left; the figures after them
+/// right.
+const TEXT: usize = 5;
+
+const HEADER: [&str; 14] = [
+    "drive",
+    "firmware",
+    "suite",
+    "test",
+    "variant",
+    "r",
+    "IOPS",
+    "MB/s",
+    "mean µs",
+    "p50 µs",
+    "p99 µs",
+    "p99.9 µs",
+    "max µs",
+    "I/Os",
+];
+
+/// The summary's cells, figures as the site shows them.
+fn summary_table(rows: &[&JobSummary]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|s| {
             vec![
                 s.drive.clone(),
                 s.firmware.clone(),
@@ -110,29 +118,35 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
                 s.ios.to_string(),
             ]
         })
+        .collect()
+}
+
+/// The summary as a Markdown table: text columns aligned left, figures right; a `|` in a
+/// name is escaped.
+fn print_markdown(table: &[Vec<String>]) -> Result<()> {
+    let cells = |r: Vec<&str>| {
+        let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+        format!("| {} |", r.join(" | "))
+    };
+    outln!("{}", cells(HEADER.to_vec()));
+    let rule: Vec<&str> = (0..HEADER.len())
+        .map(|c| if c < TEXT { "---" } else { "---:" })
         .collect();
-    if format == SummaryFormat::Markdown {
-        // Text columns aligned left, figures right; a `|` in a name is escaped.
-        let cells = |r: Vec<&str>| {
-            let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
-            format!("| {} |", r.join(" | "))
-        };
-        outln!("{}", cells(header.to_vec()));
-        let rule: Vec<&str> = (0..header.len())
-            .map(|c| if c < TEXT { "---" } else { "---:" })
-            .collect();
-        outln!("|{}|", rule.join("|"));
-        for r in &table {
-            outln!("{}", cells(r.iter().map(|s| s.as_str()).collect()));
-        }
-        return Ok(());
+    outln!("|{}|", rule.join("|"));
+    for r in table {
+        outln!("{}", cells(r.iter().map(|s| s.as_str()).collect()));
     }
-    let widths: Vec<usize> = (0..header.len())
+    Ok(())
+}
+
+/// The summary as a table in columns as wide as their longest entry.
+fn print_aligned(table: &[Vec<String>]) -> Result<()> {
+    let widths: Vec<usize> = (0..HEADER.len())
         .map(|c| {
             table
                 .iter()
                 .map(|r| r[c].chars().count())
-                .chain([header[c].chars().count()])
+                .chain([HEADER[c].chars().count()])
                 .max()
                 .unwrap_or(0)
         })
@@ -151,8 +165,8 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
             .collect::<Vec<_>>()
             .join("  ")
     };
-    outln!("{}", line(header.to_vec()));
-    for r in &table {
+    outln!("{}", line(HEADER.to_vec()));
+    for r in table {
         outln!("{}", line(r.iter().map(|s| s.as_str()).collect()));
     }
     Ok(())

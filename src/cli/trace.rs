@@ -4,7 +4,6 @@ use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Result};
-
 use roundup::store;
 use roundup::units::figure;
 

@@ -5,8 +5,9 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{describe, scalar, scalar_or_map, Node, Scalar};
 use crate::units::SizeLabel;
+
+use super::{describe, scalar, scalar_or_map, Node, Scalar};
 
 /// An identifier used in file names and URLs: lowercase letters, digits, `-`, `_`, `.`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -8,16 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::io::EngineChoice;
-use crate::io::{Command, IoRequest, Op};
-use crate::target::TargetError;
+use crate::error::{Error, Result, TargetError};
+use crate::io::{Command, EngineChoice, IoRequest, Op};
 use crate::target::{AlignedBuf, Completion, IoQueue, Target};
 use crate::trace::Trace;
 use crate::workload::{
-    compressed_fraction, DataFiller, IoSource, ReplayReport, SyntheticSource, TraceSource,
+    compressed_fraction, DataFiller, IoSource, Length, ReplayReport, SyntheticSource, TraceSource,
+    Workload,
 };
-use crate::workload::{Length, Workload};
 
 /// One measured I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,30 +238,64 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
         }
         r
     };
-    let mut queues = queues;
-    let results: Vec<Result<LoopResult>> = if queues.len() == 1 {
-        // One loop runs on this thread, where its queue was opened.
-        vec![run_one(0, queues[0].as_mut())]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = queues
-                .iter_mut()
-                .enumerate()
-                .map(|(t, queue)| {
-                    let run_one = &run_one;
-                    scope.spawn(move || run_one(t, queue.as_mut()))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or(Err(Error::Target(TargetError::Internal(
-                        "an engine thread panicked",
-                    ))))
-                })
-                .collect()
-        })
-    };
+    let results = run_loops(queues, &run_one);
+    let mut total = combine(results)?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    if w.operation.writes() && !needs_data {
+        // The target ignores data, so none was generated: measure what it would have been.
+        let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
+        let mut buf = vec![0u8; w.block_size.max() as usize];
+        for _ in 0..16 {
+            filler.fill(&mut buf);
+            total.probe_in += buf.len() as u64;
+            total.probe_out += (compressed_fraction(&buf) * buf.len() as f64) as u64;
+        }
+    }
+    let mut out = total.out;
+    out.compressed_fraction =
+        (total.probe_in > 0).then(|| total.probe_out as f64 / total.probe_in as f64);
+    if let Some(t) = tracker {
+        let (rounds, verdict) = t.finish(out.end_ns);
+        out.rounds = rounds;
+        out.steady_state = Some(verdict);
+    }
+    Ok(Ran {
+        outcome: out,
+        engine: engine_used,
+    })
+}
+
+/// Runs one loop per queue: on this thread where there is one queue (where it was opened),
+/// else a thread each.
+fn run_loops(
+    mut queues: Vec<Box<dyn IoQueue + Send + '_>>,
+    run_one: &(dyn Fn(usize, &mut dyn IoQueue) -> Result<LoopResult> + Sync),
+) -> Vec<Result<LoopResult>> {
+    if queues.len() == 1 {
+        return vec![run_one(0, queues[0].as_mut())];
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = queues
+            .iter_mut()
+            .enumerate()
+            .map(|(t, queue)| scope.spawn(move || run_one(t, queue.as_mut())))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or(Err(Error::Target(TargetError::Internal(
+                    "an engine thread panicked",
+                ))))
+            })
+            .collect()
+    })
+}
+
+/// The loops' results as one: counts added, the job's span from the first measured submit
+/// to the last completion.
+fn combine(results: Vec<Result<LoopResult>>) -> Result<LoopResult> {
     let mut total = LoopResult::default();
     let mut first: Option<u64> = None;
     for r in results {
@@ -283,34 +315,10 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
             total.out.replay = r.out.replay;
         }
     }
-    if stop.load(Ordering::Relaxed) {
-        return Err(Error::Interrupted);
-    }
-    let mut out = total.out;
-    out.measured_ns = first
+    total.out.measured_ns = first
         .map(|f| total.last_done.saturating_sub(f))
         .unwrap_or(0);
-    if w.operation.writes() && !needs_data {
-        // The target ignores data, so none was generated: measure what it would have been.
-        let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
-        let mut buf = vec![0u8; w.block_size.max() as usize];
-        for _ in 0..16 {
-            filler.fill(&mut buf);
-            total.probe_in += buf.len() as u64;
-            total.probe_out += (compressed_fraction(&buf) * buf.len() as f64) as u64;
-        }
-    }
-    out.compressed_fraction =
-        (total.probe_in > 0).then(|| total.probe_out as f64 / total.probe_in as f64);
-    if let Some(t) = tracker {
-        let (rounds, verdict) = t.finish(out.end_ns);
-        out.rounds = rounds;
-        out.steady_state = Some(verdict);
-    }
-    Ok(Ran {
-        outcome: out,
-        engine: engine_used,
-    })
+    Ok(total)
 }
 
 /// Adds a timed replay's issue `lag` (ns behind its deadline) to the loop's sums.
@@ -331,6 +339,44 @@ struct LoopContext<'a> {
     abort: &'a AtomicBool,
 }
 
+/// An I/O in flight: the request, when it was submitted, and the queue depth it saw.
+#[derive(Clone, Copy)]
+struct InFlight {
+    req: IoRequest,
+    submit_ns: u64,
+    qd: u32,
+}
+
+/// A trim or flush from the source (and its deadline), waiting for the queue to drain.
+#[derive(Clone, Copy)]
+struct Held {
+    cmd: Command,
+    due: Option<u64>,
+}
+
+/// One engine loop's state: its slots (free, with their buffers, or in flight), when it
+/// stops, and what it has counted.
+struct Loop<'a> {
+    w: &'a Workload,
+    ctx: &'a LoopContext<'a>,
+    free: Vec<(u32, AlignedBuf)>,
+    inflight: Vec<Option<InFlight>>,
+    /// When issuing stops (a duration) or how many measured I/Os it issues (a count).
+    end_ns: Option<u64>,
+    count: Option<u64>,
+    /// A steady-state round's length, and where the next one starts.
+    round_ns: u64,
+    next_boundary: u64,
+    r: LoopResult,
+    measured_issued: u64,
+    outstanding: u32,
+    issuing: bool,
+    since_tick: u64,
+    held: Option<Held>,
+    writes: u64,
+    probes: u32,
+}
+
 /// One engine loop: keeps `depth` requests from `source` in flight on `queue`.
 fn run_loop(
     w: &Workload,
@@ -341,143 +387,196 @@ fn run_loop(
     sink: &mut dyn SampleSink,
     progress: &dyn Fn(Tick),
 ) -> Result<LoopResult> {
-    let LoopContext {
-        depth,
-        needs_data,
-        tracker,
-        leader,
-        stop,
-        abort,
-    } = *ctx;
-    let max_len = source.max_len() as usize;
-    let mut free: Vec<(u32, AlignedBuf)> = (0..depth)
-        .rev()
-        .map(|s| (s, AlignedBuf::new(max_len)))
-        .collect();
-    let mut inflight: Vec<Option<(IoRequest, u64, u32)>> = vec![None; depth as usize];
-    let mut completions: Vec<Completion> = Vec::with_capacity(depth as usize);
-    let warmup = w.warmup_ns;
-    let (end_ns, count) = match w.length {
-        Length::Duration(d) => (Some(warmup + d), None),
-        Length::Count(n) => (None, Some(n)),
-    };
-    let round_ns = match w.length {
-        Length::Duration(d) => d.max(1),
-        Length::Count(_) => u64::MAX,
-    };
-    let mut next_boundary = warmup.saturating_add(round_ns);
-    let mut r = LoopResult::default();
-    let mut measured_issued = 0u64;
-    let mut outstanding = 0u32;
-    let mut issuing = true;
-    let mut since_tick = 0u64;
-    // A trim or flush from the source (and its deadline), waiting for the queue to drain.
-    let mut held: Option<(Command, Option<u64>)> = None;
-    let mut writes = 0u64;
-    let mut probes = 0u32;
+    let mut l = Loop::new(w, ctx, source.max_len() as usize);
+    let mut completions: Vec<Completion> = Vec::with_capacity(ctx.depth as usize);
     loop {
-        // A timed replay's next request that is not due yet.
-        let mut waiting: Option<u64> = None;
-        while issuing && outstanding < source.depth_limit().map_or(depth, |q| q.min(depth)) {
-            let now = queue.now();
-            let end_ns = match tracker {
-                Some(t) => {
-                    if leader && now >= next_boundary {
-                        t.at(now);
-                        next_boundary = warmup + ((now - warmup) / round_ns + 1) * round_ns;
-                    }
-                    Some(t.end_at())
-                }
-                None => end_ns,
-            };
-            if end_ns.is_some_and(|e| now >= e) || count.is_some_and(|c| measured_issued >= c) {
-                issuing = false;
-                break;
-            }
-            let due = match held {
-                Some((_, due)) => due,
-                None => source.next_deadline(),
-            };
-            if due.is_some_and(|d| now < d) {
-                waiting = due;
-                break;
-            }
-            if held.is_none() {
-                held = source.next_command().map(|cmd| (cmd, due));
-                if held.is_none() && source.next_deadline() != due {
-                    // The source dropped what was due (a trim of less than a block): the
-                    // next request has a deadline of its own.
-                    continue;
-                }
-            }
-            if let Some((cmd, due)) = held {
-                // Not a queued command: the queue drains first.
-                if outstanding > 0 {
-                    break;
-                }
-                if let Some(d) = due {
-                    note_lag(&mut r, now - d);
-                }
-                queue.command(cmd)?;
-                held = None;
-                continue;
-            }
-            let Some(req) = source.next_request() else {
-                issuing = false;
-                break;
-            };
-            if let Some(d) = due {
-                note_lag(&mut r, now - d);
-            }
-            let (slot, mut buf) = free
-                .pop()
-                .expect("a free slot when fewer than depth are in flight");
-            if req.op == Op::Write && needs_data {
-                let data = &mut buf.as_mut_slice()[..req.len as usize];
-                filler.fill(data);
-                if writes % PROBE_EVERY == 0 && probes < PROBE_MAX {
-                    r.probe_in += data.len() as u64;
-                    r.probe_out += (compressed_fraction(data) * data.len() as f64) as u64;
-                    probes += 1;
-                }
-                writes += 1;
-            }
-            if now >= warmup {
-                measured_issued += 1;
-                r.first_measured.get_or_insert(now);
-            }
-            outstanding += 1;
-            r.qd_sum += outstanding as u64;
-            inflight[slot as usize] = Some((req, now, outstanding));
-            queue.submit(slot, req, buf)?;
-            if let Some(next) = source.peek() {
-                queue.prefetch(next);
-            }
-        }
-        if outstanding == 0 && waiting.is_none() {
+        let waiting = l.issue(source, filler, queue)?;
+        if l.outstanding == 0 && waiting.is_none() {
             break;
         }
         match waiting {
             Some(d) => queue.wait_until(d, &mut completions)?,
             None => queue.reap(&mut completions)?,
         }
+        l.complete(&mut completions, sink)?;
+        if l.since_tick >= TICK_EVERY {
+            l.tick(queue, progress)?;
+        }
+    }
+    Ok(l.finish(source, queue))
+}
 
+impl<'a> Loop<'a> {
+    fn new(w: &'a Workload, ctx: &'a LoopContext<'a>, max_len: usize) -> Loop<'a> {
+        let depth = ctx.depth;
+        let (end_ns, count) = match w.length {
+            Length::Duration(d) => (Some(w.warmup_ns + d), None),
+            Length::Count(n) => (None, Some(n)),
+        };
+        let round_ns = match w.length {
+            Length::Duration(d) => d.max(1),
+            Length::Count(_) => u64::MAX,
+        };
+        Loop {
+            w,
+            ctx,
+            free: (0..depth)
+                .rev()
+                .map(|s| (s, AlignedBuf::new(max_len)))
+                .collect(),
+            inflight: vec![None; depth as usize],
+            end_ns,
+            count,
+            round_ns,
+            next_boundary: w.warmup_ns.saturating_add(round_ns),
+            r: LoopResult::default(),
+            measured_issued: 0,
+            outstanding: 0,
+            issuing: true,
+            since_tick: 0,
+            held: None,
+            writes: 0,
+            probes: 0,
+        }
+    }
+
+    /// When issuing stops: the steady-state tracker's end (the leader moves it on at each
+    /// round's boundary), else the test's.
+    fn end_at(&mut self, now: u64) -> Option<u64> {
+        let warmup = self.w.warmup_ns;
+        match self.ctx.tracker {
+            Some(t) => {
+                if self.ctx.leader && now >= self.next_boundary {
+                    t.at(now);
+                    self.next_boundary =
+                        warmup + ((now - warmup) / self.round_ns + 1) * self.round_ns;
+                }
+                Some(t.end_at())
+            }
+            None => self.end_ns,
+        }
+    }
+
+    /// Issues requests (and the source's trims and flushes, with nothing in flight) until
+    /// the queue is full, the test is done, or a timed replay's next request is not due;
+    /// returns when that one is due.
+    fn issue(
+        &mut self,
+        source: &mut dyn IoSource,
+        filler: &mut DataFiller,
+        queue: &mut dyn IoQueue,
+    ) -> Result<Option<u64>> {
+        let depth = self.ctx.depth;
+        while self.issuing
+            && self.outstanding < source.depth_limit().map_or(depth, |q| q.min(depth))
+        {
+            let now = queue.now();
+            let end_ns = self.end_at(now);
+            if end_ns.is_some_and(|e| now >= e)
+                || self.count.is_some_and(|c| self.measured_issued >= c)
+            {
+                self.issuing = false;
+                break;
+            }
+            let due = match self.held {
+                Some(h) => h.due,
+                None => source.next_deadline(),
+            };
+            if due.is_some_and(|d| now < d) {
+                return Ok(due);
+            }
+            if self.held.is_none() {
+                self.held = source.next_command().map(|cmd| Held { cmd, due });
+                if self.held.is_none() && source.next_deadline() != due {
+                    // The source dropped what was due (a trim of less than a block): the
+                    // next request has a deadline of its own.
+                    continue;
+                }
+            }
+            if let Some(h) = self.held {
+                // Not a queued command: the queue drains first.
+                if self.outstanding > 0 {
+                    break;
+                }
+                if let Some(d) = h.due {
+                    note_lag(&mut self.r, now - d);
+                }
+                queue.command(h.cmd)?;
+                self.held = None;
+                continue;
+            }
+            let Some(req) = source.next_request() else {
+                self.issuing = false;
+                break;
+            };
+            if let Some(d) = due {
+                note_lag(&mut self.r, now - d);
+            }
+            self.submit(req, now, filler, queue)?;
+            if let Some(next) = source.peek() {
+                queue.prefetch(next);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Submits `req` at `now` on a free slot, its data written first.
+    fn submit(
+        &mut self,
+        req: IoRequest,
+        now: u64,
+        filler: &mut DataFiller,
+        queue: &mut dyn IoQueue,
+    ) -> Result<()> {
+        let (slot, mut buf) = self
+            .free
+            .pop()
+            .expect("a free slot when fewer than depth are in flight");
+        if req.op == Op::Write && self.ctx.needs_data {
+            let data = &mut buf.as_mut_slice()[..req.len as usize];
+            filler.fill(data);
+            if self.writes % PROBE_EVERY == 0 && self.probes < PROBE_MAX {
+                self.r.probe_in += data.len() as u64;
+                self.r.probe_out += (compressed_fraction(data) * data.len() as f64) as u64;
+                self.probes += 1;
+            }
+            self.writes += 1;
+        }
+        if now >= self.w.warmup_ns {
+            self.measured_issued += 1;
+            self.r.first_measured.get_or_insert(now);
+        }
+        self.outstanding += 1;
+        self.r.qd_sum += self.outstanding as u64;
+        self.inflight[slot as usize] = Some(InFlight {
+            req,
+            submit_ns: now,
+            qd: self.outstanding,
+        });
+        queue.submit(slot, req, buf)
+    }
+
+    /// Takes the completions: a sample for each measured one, its slot freed.
+    fn complete(
+        &mut self,
+        completions: &mut Vec<Completion>,
+        sink: &mut dyn SampleSink,
+    ) -> Result<()> {
         for c in completions.drain(..) {
-            outstanding -= 1;
-            let (req, submit, qd) =
-                inflight[c.slot as usize]
-                    .take()
-                    .ok_or(Error::Target(TargetError::Internal(
-                        "a completion for an idle slot",
-                    )))?;
+            self.outstanding -= 1;
+            let InFlight { req, submit_ns, qd } = self.inflight[c.slot as usize].take().ok_or(
+                Error::Target(TargetError::Internal("a completion for an idle slot")),
+            )?;
             if let Some(e) = c.error {
                 return Err(Error::Target(TargetError::Failed(e)));
             }
+            let r = &mut self.r;
             r.last_done = r.last_done.max(c.done_ns);
-            if let Some(t) = tracker {
-                t.record(c.done_ns, req.len as u64, c.done_ns.saturating_sub(submit));
+            let latency_ns = c.done_ns.saturating_sub(submit_ns);
+            if let Some(t) = self.ctx.tracker {
+                t.record(c.done_ns, req.len as u64, latency_ns);
             }
-            if submit >= warmup {
+            if submit_ns >= self.w.warmup_ns {
                 r.out.ios += 1;
                 r.out.bytes += req.len as u64;
                 sink.push(Sample {
@@ -485,54 +584,65 @@ fn run_loop(
                     op: req.op,
                     offset: req.offset,
                     len: req.len,
-                    submit_ns: submit,
-                    latency_ns: c.done_ns.saturating_sub(submit),
+                    submit_ns,
+                    latency_ns,
                     qd,
                 });
             } else {
                 r.out.warmup_ios += 1;
             }
-            free.push((c.slot, c.buf));
-            since_tick += 1;
+            self.free.push((c.slot, c.buf));
+            self.since_tick += 1;
         }
-        if since_tick >= TICK_EVERY {
-            since_tick = 0;
-            if stop.load(Ordering::Relaxed) {
-                return Err(Error::Interrupted);
-            }
-            if abort.load(Ordering::Relaxed) {
-                issuing = false;
-            }
-            let now = queue.now();
-            let end_ns = tracker.map(|t| t.end_at()).or(end_ns);
-            let done = match (end_ns, count) {
-                (Some(e), _) => now as f64 / e.max(1) as f64,
-                (_, Some(c)) => r.out.ios as f64 / c as f64,
-                _ => 0.0,
-            };
-            if leader {
-                progress(Tick {
-                    done: done.min(1.0),
-                    ios: r.out.ios,
-                    measured_s: now.saturating_sub(warmup) as f64 / 1e9,
-                });
-            }
-        }
+        Ok(())
     }
-    r.out.end_ns = queue.now();
-    r.out.replay = source.replay_report().map(|mut rep| {
-        if w.replay
-            .as_ref()
-            .is_some_and(|s| s.mode == crate::workload::ReplayMode::Timed)
-        {
-            rep.lag_mean_us =
-                r.lag_sum_ns as f64 / (rep.issued + rep.trims + rep.flushes).max(1) as f64 / 1e3;
-            rep.lag_max_us = r.lag_max_ns as f64 / 1e3;
-            rep.late_issues = r.late;
-        }
-        rep.average_qd = r.qd_sum as f64 / rep.issued.max(1) as f64;
 
-        rep
-    });
-    Ok(r)
+    /// Every few thousand completions: Ctrl-C, another loop's failure, and progress.
+    fn tick(&mut self, queue: &dyn IoQueue, progress: &dyn Fn(Tick)) -> Result<()> {
+        self.since_tick = 0;
+        if self.ctx.stop.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        if self.ctx.abort.load(Ordering::Relaxed) {
+            self.issuing = false;
+        }
+        let now = queue.now();
+        let end_ns = self.ctx.tracker.map(|t| t.end_at()).or(self.end_ns);
+        let done = match (end_ns, self.count) {
+            (Some(e), _) => now as f64 / e.max(1) as f64,
+            (_, Some(c)) => self.r.out.ios as f64 / c as f64,
+            _ => 0.0,
+        };
+        if self.ctx.leader {
+            progress(Tick {
+                done: done.min(1.0),
+                ios: self.r.out.ios,
+                measured_s: now.saturating_sub(self.w.warmup_ns) as f64 / 1e9,
+            });
+        }
+        Ok(())
+    }
+
+    /// The loop's result, with what a replay's playback changed.
+    fn finish(self, source: &dyn IoSource, queue: &dyn IoQueue) -> LoopResult {
+        let mut r = self.r;
+        r.out.end_ns = queue.now();
+        r.out.replay = source.replay_report().map(|mut rep| {
+            if self
+                .w
+                .replay
+                .as_ref()
+                .is_some_and(|s| s.mode == crate::workload::ReplayMode::Timed)
+            {
+                rep.lag_mean_us = r.lag_sum_ns as f64
+                    / (rep.issued + rep.trims + rep.flushes).max(1) as f64
+                    / 1e3;
+                rep.lag_max_us = r.lag_max_ns as f64 / 1e3;
+                rep.late_issues = r.late;
+            }
+            rep.average_qd = r.qd_sum as f64 / rep.issued.max(1) as f64;
+            rep
+        });
+        r
+    }
 }

@@ -1,20 +1,18 @@
 //! Drive-vs-drive pages (one drive's figures as a share of another's) and per-test
 //! leaderboards (every drive under every firmware, ranked).
 
-use super::context::{test_title, ChartCtx, DriveRow, Figure, TableCtx, TableRow};
-use super::format::{direction, figures_text, latency, Scale};
-use super::output::sentence_case;
-
 use std::collections::BTreeMap;
 
-use super::RenderError;
-use crate::analysis::TestFigures;
+use crate::analysis::{Bar, TestFigures};
 use crate::commentary::Commentary;
 use crate::error::Result;
 use crate::units::figure;
 
 use super::chart::{BarChart, BarItem};
-use super::Report;
+use super::context::{test_title, ChartCtx, DriveRow, Figure, TableCtx, TableRow};
+use super::format::{direction, figures_text, latency, Scale};
+use super::output::sentence_case;
+use super::{RenderError, Report};
 
 /// A bar chart with its table, before it is placed on a page.
 pub(super) struct Bars {
@@ -72,54 +70,15 @@ pub(super) fn ratio(
         ) else {
             continue;
         };
-        let higher = f.better == "higher";
-        let share = match (higher, x.value > 0.0 && y.value > 0.0) {
-            (_, false) => f64::NAN,
-            (true, true) => x.value / y.value * 100.0,
-            (false, true) => y.value / x.value * 100.0,
-        };
-        let scale = Scale::of(&f.metric, [x.value, y.value]);
-        let (unit, caption) = (scale.unit, scale.caption);
-        let title = test_title(f);
-        let sentence = if !share.is_finite() {
-            format!("{title}: no comparison (a figure is zero)")
-        } else if higher {
-            format!(
-                "the {} delivers {}% of the {}'s {title} {caption}",
-                a.name,
-                figure(share),
-                b.name
-            )
-        } else {
-            format!(
-                "the {}'s {title} {caption} is {}% of the {}'s",
-                a.name,
-                figure(x.value / y.value * 100.0),
-                b.name
-            )
-        };
-        lines.push_str(&format!(
-            "{}.{}|{}|{}|{}|{}\n",
-            f.test,
-            f.variant,
-            x.firmware,
-            figure(x.value),
-            y.firmware,
-            figure(y.value)
-        ));
-        rows.push(TableRow {
-            cells: vec![
-                title.clone(),
-                format!("{} {unit}", scale.show(x.value)),
-                format!("{} {unit}", scale.show(y.value)),
-                if share.is_finite() {
-                    format!("{}%", figure(share))
-                } else {
-                    "–".into()
-                },
-            ],
-            highlight: false,
-        });
+        let Compared {
+            title,
+            share,
+            sentence,
+            row,
+            line,
+        } = compare_on(f, x, y, a, b);
+        lines.push_str(&line);
+        rows.push(row);
         sentences.push((share, sentence));
         items.push(BarItem {
             label: title,
@@ -130,16 +89,7 @@ pub(super) fn ratio(
     if items.is_empty() {
         return None;
     }
-    // The draft names the widest lead and the widest deficit.
-    let mut ranked: Vec<&(f64, String)> = sentences.iter().filter(|(s, _)| s.is_finite()).collect();
-    ranked.sort_by(|p, q| q.0.total_cmp(&p.0));
-    let draft = match (ranked.first(), ranked.last()) {
-        (Some(best), Some(worst)) if ranked.len() > 1 => {
-            format!("At its best {}; at its worst {}.", best.1, worst.1)
-        }
-        (Some(only), _) => format!("{}.", sentence_case(&only.1)),
-        _ => String::new(),
-    };
+    let draft = ratio_draft(&sentences);
     Some(Bars {
         chart: BarChart {
             id: suite.to_string(),
@@ -167,6 +117,88 @@ pub(super) fn ratio(
         figures: lines,
         draft,
     })
+}
+
+/// Drive `a` against drive `b` on one test: the share, a sentence, a table row and the
+/// line of figures the fingerprint is taken of.
+struct Compared {
+    title: String,
+    share: f64,
+    sentence: String,
+    row: TableRow,
+    line: String,
+}
+
+/// `x` (drive `a`'s bar) against `y` (drive `b`'s) on the test of `f`.
+fn compare_on(f: &TestFigures, x: &Bar, y: &Bar, a: &DriveRow, b: &DriveRow) -> Compared {
+    let higher = f.better == "higher";
+    let share = match (higher, x.value > 0.0 && y.value > 0.0) {
+        (_, false) => f64::NAN,
+        (true, true) => x.value / y.value * 100.0,
+        (false, true) => y.value / x.value * 100.0,
+    };
+    let scale = Scale::of(&f.metric, [x.value, y.value]);
+    let (unit, caption) = (scale.unit, scale.caption);
+    let title = test_title(f);
+    let sentence = if !share.is_finite() {
+        format!("{title}: no comparison (a figure is zero)")
+    } else if higher {
+        format!(
+            "the {} delivers {}% of the {}'s {title} {caption}",
+            a.name,
+            figure(share),
+            b.name
+        )
+    } else {
+        format!(
+            "the {}'s {title} {caption} is {}% of the {}'s",
+            a.name,
+            figure(x.value / y.value * 100.0),
+            b.name
+        )
+    };
+    let line = format!(
+        "{}.{}|{}|{}|{}|{}\n",
+        f.test,
+        f.variant,
+        x.firmware,
+        figure(x.value),
+        y.firmware,
+        figure(y.value)
+    );
+    let row = TableRow {
+        cells: vec![
+            title.clone(),
+            format!("{} {unit}", scale.show(x.value)),
+            format!("{} {unit}", scale.show(y.value)),
+            if share.is_finite() {
+                format!("{}%", figure(share))
+            } else {
+                "–".into()
+            },
+        ],
+        highlight: false,
+    };
+    Compared {
+        title,
+        share,
+        sentence,
+        row,
+        line,
+    }
+}
+
+/// The sentence drafted for a comparison: the widest lead and the widest deficit.
+fn ratio_draft(sentences: &[(f64, String)]) -> String {
+    let mut ranked: Vec<&(f64, String)> = sentences.iter().filter(|(s, _)| s.is_finite()).collect();
+    ranked.sort_by(|p, q| q.0.total_cmp(&p.0));
+    match (ranked.first(), ranked.last()) {
+        (Some(best), Some(worst)) if ranked.len() > 1 => {
+            format!("At its best {}; at its worst {}.", best.1, worst.1)
+        }
+        (Some(only), _) => format!("{}.", sentence_case(&only.1)),
+        _ => String::new(),
+    }
 }
 
 /// One test variant across every drive and firmware with results, best first; entries

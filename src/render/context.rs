@@ -1,18 +1,21 @@
 //! What a page's template gets: a chart's context (its SVG, table, commentary slot and
 //! links), the rows of its tables, and the page's own context.
 
-use super::chart::{BarChart, BarItem};
-use super::draft::draft;
-use super::format::{direction, fingerprint, latency, Scale};
-use super::Report;
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
 use crate::analysis::{Bar, TestFigures};
 use crate::commentary;
 use crate::commentary::Commentary;
 use crate::config::sha256_hex;
 use crate::error::{RenderError, Result};
 use crate::lab::Lab;
-use serde::Serialize;
-use std::collections::BTreeMap;
+
+use super::chart::{BarChart, BarItem};
+use super::draft::draft;
+use super::format::{direction, fingerprint, latency, Scale};
+use super::Report;
 
 #[derive(Serialize)]
 pub(super) struct Row {

@@ -1,10 +1,11 @@
 //! The sentences drafted from a chart's figures for its commentary slot: who leads and by
 //! how much, and what changed between two variants, firmwares or repeats.
 
-use super::chart;
-use super::format::Scale;
 use crate::analysis::TestFigures;
 use crate::units::figure;
+
+use super::chart;
+use super::format::Scale;
 
 /// One drive's figure before and after a change (two variants, two firmwares, the first
 /// repeat and the last), for [`changes_draft`].

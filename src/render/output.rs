@@ -2,12 +2,14 @@
 //! from its template, any file put only when its bytes change, and the files no render
 //! produces any more removed.
 
-use super::Report;
+use std::fs;
+use std::path::{Path, PathBuf};
+
 use crate::error::{Error, RenderError, Result};
 use crate::lab::Lab;
 use crate::store;
-use std::fs;
-use std::path::{Path, PathBuf};
+
+use super::Report;
 
 /// The templates built into roundup; a lab's `templates/` overrides any of them by name.
 pub(super) const TEMPLATES: &[(&str, &str)] = &[

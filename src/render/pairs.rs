@@ -1,17 +1,16 @@
 //! Pairs of a test's variants that differ in one dimension (compressible and
 //! incompressible data, 4 KiB and 512 B alignment, two firmwares) and their paired charts.
 
-use super::context::{chart_href, slot_text, ChartCtx, PairRow};
-use super::draft::{changes_draft, Change};
-use super::format::{direction, fingerprint, Scale};
-
-use super::chart::{percent_change, PairChart, PairItem};
-use super::RenderError;
-use super::Report;
 use crate::analysis::TestFigures;
 use crate::commentary::Commentary;
 use crate::config::sha256_hex;
 use crate::error::Result;
+
+use super::chart::{percent_change, PairChart, PairItem};
+use super::context::{chart_href, slot_text, ChartCtx, PairRow};
+use super::draft::{changes_draft, Change};
+use super::format::{direction, fingerprint, Scale};
+use super::{RenderError, Report};
 
 /// Two variants of a test that differ in one dimension, the others equal.
 pub struct Pair<'a> {

@@ -2,20 +2,20 @@
 //! leaderboards and the index), built from the lab's results and commentary before any is
 //! written.
 
-use super::context::{
-    chart_ctx, drive_slots, page_context, suite_order, suite_slots, ChartCtx, DriveRow, SuiteLink,
-};
-
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::pairs::{pair_ctx, pairs, Pair};
-use super::{compare, timing, Options, Report};
 use crate::analysis::{self, TestFigures};
 use crate::commentary::Commentary;
 use crate::error::Result;
 use crate::lab::Lab;
 use crate::store;
 use crate::target::TargetKind;
+
+use super::context::{
+    chart_ctx, drive_slots, page_context, suite_order, suite_slots, ChartCtx, DriveRow, SuiteLink,
+};
+use super::pairs::{pair_ctx, pairs, Pair};
+use super::{compare, timing, Options, Report};
 
 /// A page before it is written: its template, its context and its charts.
 pub(super) struct PageOut {

@@ -1,12 +1,7 @@
 //! The line charts of a test: the latency CDF of every drive, and one drive's latency and
 //! throughput over time across its repeats (stutter, degradation, the SNIA window).
 
-use super::context::{test_title, ChartCtx, Figure, TableCtx, TableRow};
-use super::draft::{changes_draft, Change};
-use super::format::{csv_field, direction, latency, Scale};
-
-use super::RenderError;
-use crate::analysis::{Bar, TestFigures, CDF_PERCENTILES};
+use crate::analysis::{Bar, RunTrace, TestFigures, CDF_PERCENTILES};
 use crate::commentary::Commentary;
 use crate::error::Result;
 use crate::units::figure;
@@ -14,7 +9,10 @@ use crate::units::figure;
 use super::chart::{
     percent_change, Axis, AxisScale, AxisValues, LineChart, Mark, Series, BAR, HIGHLIGHT,
 };
-use super::Report;
+use super::context::{test_title, ChartCtx, Figure, TableCtx, TableRow};
+use super::draft::{changes_draft, Change};
+use super::format::{csv_field, direction, latency, Scale};
+use super::{RenderError, Report};
 
 /// A line chart with its table, its CSV (every plotted point) and its commentary slot.
 pub(super) struct Line {
@@ -71,24 +69,8 @@ fn at_percentile(b: &Bar, p: f64) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-/// The latency CDF of every drive in a chart (the reviewed drive highlighted).
-pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line {
-    let series = f
-        .bars
-        .iter()
-        .map(|b| Series {
-            label: b.drive_name.clone(),
-            points: b
-                .cdf
-                .iter()
-                .zip(CDF_PERCENTILES)
-                .map(|(&us, &p)| (us, p))
-                .collect(),
-            highlight: highlight == Some(b.drive.as_str()),
-            mark: Mark::Line,
-            color: None,
-        })
-        .collect();
+/// Every drive's latency at each charted percentile, as CSV.
+fn cdf_csv(f: &TestFigures) -> String {
     let mut csv = String::from("drive,firmware,percentile,latency_us\n");
     for b in &f.bars {
         for (us, p) in b.cdf.iter().zip(CDF_PERCENTILES) {
@@ -100,6 +82,12 @@ pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line 
             ));
         }
     }
+    csv
+}
+
+/// The sentence drafted for a latency distribution: the reviewed drive's percentiles, then
+/// which drive has the lowest and which the highest 99th percentile.
+fn cdf_draft(f: &TestFigures, highlight: Option<&str>) -> String {
     let p99 = |b: &Bar| at_percentile(b, 99.0);
     let best = f.bars.iter().filter(|b| p99(b).is_finite()).min_by(|a, b| {
         p99(a)
@@ -133,6 +121,30 @@ pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line 
             ));
         }
     }
+    draft
+}
+
+/// The latency CDF of every drive in a chart (the reviewed drive highlighted).
+pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line {
+    let series = f
+        .bars
+        .iter()
+        .map(|b| Series {
+            label: b.drive_name.clone(),
+            points: b
+                .cdf
+                .iter()
+                .zip(CDF_PERCENTILES)
+                .map(|(&us, &p)| (us, p))
+                .collect(),
+            highlight: highlight == Some(b.drive.as_str()),
+            mark: Mark::Line,
+            color: None,
+        })
+        .collect();
+    let csv = cdf_csv(f);
+    let draft = cdf_draft(f, highlight);
+    let p99 = |b: &Bar| at_percentile(b, 99.0);
     let summary = f
         .bars
         .iter()
@@ -225,6 +237,68 @@ fn concatenated(b: &Bar) -> Vec<(u32, f64, &crate::analysis::TimePoint)> {
     out
 }
 
+/// The sentence drafted for a latency-over-time chart: the slowest I/O against the median,
+/// and how many of the intervals had a stall (or no completion at all).
+fn stalls_draft(b: &Bar, intervals: usize, finite: usize, stalls: usize) -> String {
+    let empty = intervals - finite;
+    let mut draft = format!(
+        "The {}'s slowest I/O took {}, against a median of {}.",
+        b.drive_name,
+        latency(b.lat_max_us),
+        latency(at_percentile(b, 50.0))
+    );
+    if finite > 0 {
+        draft.push_str(&format!(
+            " In {stalls} of {} intervals the slowest I/O took over ten times the interval's mean",
+            intervals
+        ));
+        if empty > 0 {
+            draft.push_str(&format!(", and in {empty} no I/O completed at all"));
+        }
+        draft.push('.');
+    }
+    draft
+}
+
+/// One repeat's row of the latency-over-time table: its length, the median of its
+/// intervals' means, its slowest I/O and its stalls.
+fn stalls_row(r: &RunTrace) -> TableRow {
+    let med: Vec<f64> = r
+        .timeline
+        .iter()
+        .map(|p| p.lat_mean_us)
+        .filter(|v| v.is_finite())
+        .collect();
+    let slowest = r
+        .timeline
+        .iter()
+        .map(|p| p.lat_max_us)
+        .filter(|v| v.is_finite())
+        .fold(f64::NAN, f64::max);
+    let stalls = r
+        .timeline
+        .iter()
+        .filter(|p| p.lat_max_us > 10.0 * p.lat_mean_us)
+        .count();
+    let mid = if med.is_empty() {
+        f64::NAN
+    } else {
+        let mut m = med.clone();
+        m.sort_by(f64::total_cmp);
+        m[m.len() / 2]
+    };
+    TableRow {
+        cells: vec![
+            r.repeat.to_string(),
+            format!("{} s", figure(r.duration_s)),
+            latency(mid),
+            latency(slowest),
+            stalls.to_string(),
+        ],
+        highlight: false,
+    }
+}
+
 /// One drive's slowest and mean latency per interval over its repeats: stutter shows as
 /// dots far above the mean.
 pub(super) fn latency_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line {
@@ -247,63 +321,8 @@ pub(super) fn latency_over_time(f: &TestFigures, b: &Bar, slot: &str) -> Line {
         .iter()
         .filter(|(_, _, p)| p.lat_max_us > 10.0 * p.lat_mean_us)
         .count();
-    let empty = points.len() - finite.len();
-    let mut draft = format!(
-        "The {}'s slowest I/O took {}, against a median of {}.",
-        b.drive_name,
-        latency(b.lat_max_us),
-        latency(at_percentile(b, 50.0))
-    );
-    if !finite.is_empty() {
-        draft.push_str(&format!(
-            " In {stalls} of {} intervals the slowest I/O took over ten times the interval's mean",
-            points.len()
-        ));
-        if empty > 0 {
-            draft.push_str(&format!(", and in {empty} no I/O completed at all"));
-        }
-        draft.push('.');
-    }
-    let rows = b
-        .runs
-        .iter()
-        .map(|r| {
-            let med: Vec<f64> = r
-                .timeline
-                .iter()
-                .map(|p| p.lat_mean_us)
-                .filter(|v| v.is_finite())
-                .collect();
-            let slowest = r
-                .timeline
-                .iter()
-                .map(|p| p.lat_max_us)
-                .filter(|v| v.is_finite())
-                .fold(f64::NAN, f64::max);
-            let stalls = r
-                .timeline
-                .iter()
-                .filter(|p| p.lat_max_us > 10.0 * p.lat_mean_us)
-                .count();
-            let mid = if med.is_empty() {
-                f64::NAN
-            } else {
-                let mut m = med.clone();
-                m.sort_by(f64::total_cmp);
-                m[m.len() / 2]
-            };
-            TableRow {
-                cells: vec![
-                    r.repeat.to_string(),
-                    format!("{} s", figure(r.duration_s)),
-                    latency(mid),
-                    latency(slowest),
-                    stalls.to_string(),
-                ],
-                highlight: false,
-            }
-        })
-        .collect();
+    let draft = stalls_draft(b, points.len(), finite.len(), stalls);
+    let rows = b.runs.iter().map(stalls_row).collect();
     Line {
         chart: LineChart {
             id: slot.to_string(),

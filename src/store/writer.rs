@@ -13,10 +13,11 @@ use std::thread::JoinHandle;
 
 use polars::prelude::*;
 
-use super::{temp_name, SAMPLES};
 use crate::engine::{Sample, SampleSink};
 use crate::error::{Error, Result};
 use crate::io::Op;
+
+use super::{temp_name, SAMPLES};
 
 /// Rows per chunk handed to the writer thread (and per Parquet row group).
 const CHUNK_ROWS: usize = 1 << 18;

@@ -3,13 +3,14 @@
 
 use serde::{Deserialize, Deserializer};
 
-use super::{TestSpec, Variants};
 use crate::config::{checked_map, BlockSizes, Count, Duration, Fraction, Ident, QueueDepth, Size};
 use crate::io::EngineChoice;
 use crate::workload::{
     Better, DataKind, Length, Metric, Operation, Pattern, Precondition, Remap, ReplayMode,
     ReplaySpec, Span, SteadyState, TestKind, TraceRef, Workload,
 };
+
+use super::{TestSpec, Variants};
 
 fn threads<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     crate::config::whole_number(d, 1, 256).map(|n| Some(n as u32))

@@ -5,10 +5,11 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::TestSpec;
 use crate::config::{BlockSizes, QueueDepth, Size};
 use crate::units::{size_token, SizeLabel};
 use crate::workload::{DataKind, Workload};
+
+use super::TestSpec;
 
 /// The dimensions that multiply a test; each combination is a variant, stored and charted
 /// on its own. Dimensions combine in this order: data, align, queue_depth, block_size.

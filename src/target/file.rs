@@ -10,15 +10,13 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use super::uring::UringQueue;
-use super::TargetError;
-use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetInfo, TargetKind};
 use crate::drive::PathTarget;
 use crate::error::{Error, Result};
-use crate::io::EngineChoice;
-use crate::io::{Command, IoRequest, Op};
-use crate::workload::DataFiller;
-use crate::workload::DataKind;
+use crate::io::{Command, EngineChoice, IoRequest, Op};
+use crate::workload::{DataFiller, DataKind};
+
+use super::uring::UringQueue;
+use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetError, TargetInfo, TargetKind};
 
 /// The sidecar that marks a file as created by roundup (so it may be written and removed).
 pub fn marker_path(path: &Path) -> PathBuf {

@@ -13,13 +13,12 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::virtual_queue::{one_queue, take_done, Done};
-use super::TargetError;
-use super::{AlignedBuf, Completion, IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, HddSpec};
 use crate::error::{Error, Result};
-use crate::io::EngineChoice;
-use crate::io::{Command, IoRequest, Op};
+use crate::io::{Command, EngineChoice, IoRequest, Op};
+
+use super::virtual_queue::{one_queue, take_done, Done};
+use super::{AlignedBuf, Completion, IoQueue, Target, TargetError, TargetInfo};
 
 /// How long the head must be idle before it destages the write cache in the background.
 const DESTAGE_AFTER_IDLE: u64 = 5_000_000;

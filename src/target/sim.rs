@@ -10,13 +10,13 @@
 //! nothing is looked up from expected results. The state (busy times, positions, clock)
 //! persists across the jobs of a run.
 
-use super::virtual_queue::{reserving_queues, Reserving};
-use super::{IoQueue, Target, TargetInfo};
 use crate::drive::{DriveSpec, SimSpec};
 use crate::error::Result;
-use crate::io::EngineChoice;
-use crate::io::{Command, IoRequest, Op};
+use crate::io::{Command, EngineChoice, IoRequest, Op};
 use crate::workload::Workload;
+
+use super::virtual_queue::{reserving_queues, Reserving};
+use super::{IoQueue, Target, TargetInfo};
 
 /// A simulated drive of the `simple` model.
 pub struct SimpleSim {

@@ -4,13 +4,13 @@
 //! controller, while the host link, shared, carries the whole request. Each controller
 //! keeps its own state and busy times, so one can pause while the other works.
 
+use crate::drive::{DriveSpec, SsdSpec};
+use crate::error::Result;
+use crate::io::{Command, EngineChoice, IoRequest, Op};
+
 use super::ssd::SsdSim;
 use super::virtual_queue::{reserving_queues, Reserving};
 use super::{IoQueue, Target, TargetInfo};
-use crate::drive::{DriveSpec, SsdSpec};
-use crate::error::Result;
-use crate::io::EngineChoice;
-use crate::io::{Command, IoRequest, Op};
 
 /// Controllers in RAID 0 behind one link.
 pub struct StripedSsd {

@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
 
-use super::file::run_command;
-use super::TargetError;
-use super::{AlignedBuf, Completion, IoQueue};
 use crate::error::{Error, Result};
 use crate::io::{Command, IoRequest, Op};
+
+use super::file::run_command;
+use super::{AlignedBuf, Completion, IoQueue, TargetError};
 
 /// The engine sleeps until this share (1/N) of the I/Os in flight have completed (at least
 /// one): 8 at QD32, 1 below QD8.

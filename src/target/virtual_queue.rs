@@ -6,10 +6,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::TargetError;
-use super::{AlignedBuf, Completion, IoQueue};
 use crate::error::{Error, Result};
 use crate::io::{Command, IoRequest, Op};
+
+use super::{AlignedBuf, Completion, IoQueue, TargetError};
 
 /// The completions not yet reaped, taken in (time, request sequence) order: a min-heap, so
 /// that a deep queue (QD32) costs a few comparisons per completion, not a scan of every

@@ -57,6 +57,61 @@ pub struct TraceStats {
     pub skipped: u64,
 }
 
+/// The bytes a set of (start, end) extents covers, each byte once.
+fn footprint(mut extents: Vec<(u64, u64)>) -> u64 {
+    extents.sort_unstable();
+    let (mut covered, mut cur_end) = (0u64, 0u64);
+    for (start, end) in extents {
+        let start = start.max(cur_end);
+        if end > start {
+            covered += end - start;
+            cur_end = end;
+        }
+    }
+    covered
+}
+
+/// A trace's duration (to its last completion, where every request records one) and its
+/// average queue depth, from the times or the depths it records.
+fn timing(t: &Trace, s: &mut TraceStats) {
+    let first = t.requests.first().map(|r| r.time_ns).unwrap_or(0);
+    let last_issue = t.requests.last().map(|r| r.time_ns).unwrap_or(0);
+    let all_complete = t.requests.iter().all(|r| r.complete_ns.is_some());
+    let last = if all_complete {
+        t.requests
+            .iter()
+            .filter_map(|r| r.complete_ns)
+            .max()
+            .unwrap_or(last_issue)
+            .max(last_issue)
+    } else {
+        last_issue
+    };
+    s.duration_s = (last - first) as f64 / 1e9;
+    if all_complete && last > first {
+        // Little's law: the time-average of requests in flight.
+        let busy: u64 = t
+            .requests
+            .iter()
+            .map(|r| r.complete_ns.unwrap_or(r.time_ns).saturating_sub(r.time_ns))
+            .sum();
+        s.average_qd = Some(busy as f64 / (last - first) as f64);
+        s.qd_source = "issue and completion times".into();
+    } else if t.requests.iter().all(|r| r.qd.is_some()) {
+        s.average_qd = Some(
+            t.requests
+                .iter()
+                .filter_map(|r| r.qd)
+                .map(|q| q as f64)
+                .sum::<f64>()
+                / t.requests.len() as f64,
+        );
+        s.qd_source = "queue depths recorded at issue".into();
+    } else {
+        s.qd_source = "not in the trace: measured when it is replayed".into();
+    }
+}
+
 /// Computes the statistics of a trace.
 pub fn stats(t: &Trace) -> TraceStats {
     let mut s = TraceStats {
@@ -119,52 +174,8 @@ pub fn stats(t: &Trace) -> TraceStats {
         })
         .collect();
     s.sequential_percent = sequential as f64 * 100.0 / data_requests.max(1) as f64;
-    extents.sort_unstable();
-    let (mut covered, mut cur_end) = (0u64, 0u64);
-    for (start, end) in extents {
-        let start = start.max(cur_end);
-        if end > start {
-            covered += end - start;
-            cur_end = end;
-        }
-    }
-    s.footprint_bytes = covered;
-    let first = t.requests.first().map(|r| r.time_ns).unwrap_or(0);
-    let last_issue = t.requests.last().map(|r| r.time_ns).unwrap_or(0);
-    let all_complete = t.requests.iter().all(|r| r.complete_ns.is_some());
-    let last = if all_complete {
-        t.requests
-            .iter()
-            .filter_map(|r| r.complete_ns)
-            .max()
-            .unwrap_or(last_issue)
-            .max(last_issue)
-    } else {
-        last_issue
-    };
-    s.duration_s = (last - first) as f64 / 1e9;
-    if all_complete && last > first {
-        // Little's law: the time-average of requests in flight.
-        let busy: u64 = t
-            .requests
-            .iter()
-            .map(|r| r.complete_ns.unwrap_or(r.time_ns).saturating_sub(r.time_ns))
-            .sum();
-        s.average_qd = Some(busy as f64 / (last - first) as f64);
-        s.qd_source = "issue and completion times".into();
-    } else if t.requests.iter().all(|r| r.qd.is_some()) {
-        s.average_qd = Some(
-            t.requests
-                .iter()
-                .filter_map(|r| r.qd)
-                .map(|q| q as f64)
-                .sum::<f64>()
-                / t.requests.len() as f64,
-        );
-        s.qd_source = "queue depths recorded at issue".into();
-    } else {
-        s.qd_source = "not in the trace: measured when it is replayed".into();
-    }
+    s.footprint_bytes = footprint(extents);
+    timing(t, &mut s);
     s
 }
 

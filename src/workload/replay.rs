@@ -3,10 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::IoSource;
 use crate::io::{Command, IoRequest, Op};
 use crate::trace::{TraceOp, TraceRequest};
 use crate::workload::{Remap, ReplayMode, ReplaySpec};
+
+use super::IoSource;
 
 /// What playback changed or left out, for the manifest.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

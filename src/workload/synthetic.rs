@@ -2,10 +2,11 @@
 
 use rand_chacha::ChaCha8Rng;
 
-use super::IoSource;
 use crate::io::{IoRequest, Op};
 use crate::rng::{below, stream};
 use crate::workload::{Pattern, Workload};
+
+use super::IoSource;
 
 /// Generates the requests of one job from its workload and seed, without end (the engine
 /// decides when the job is over).

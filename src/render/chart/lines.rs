@@ -422,6 +422,18 @@ impl LineChart {
             .axis_desc_style(font(14.0, false, INK, Pos::new(HPos::Center, VPos::Top)))
             .draw()
             .map_err(e)?;
+        self.draw_marks(&mut chart, y_span)?;
+        self.draw_series(&mut chart)?;
+        Ok(())
+    }
+
+    /// The shaded bands and the labelled rules.
+    fn draw_marks<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
+        &self,
+        chart: &mut ChartContext<'_, DB, CT>,
+        y_span: (f64, f64),
+    ) -> Result<(), String> {
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("{e:?}");
         for (a, b, text) in &self.bands {
             chart
                 .draw_series(std::iter::once(Rectangle::new(
@@ -452,6 +464,16 @@ impl LineChart {
                 )))
                 .map_err(e)?;
         }
+        Ok(())
+    }
+
+    /// The series, the highlighted one last (on top); a line broken where a point cannot
+    /// be drawn (not finite, or not above zero on a log axis).
+    fn draw_series<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
+        &self,
+        chart: &mut ChartContext<'_, DB, CT>,
+    ) -> Result<(), String> {
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("{e:?}");
         let mut styled = self.styled();
         // The highlighted series on top.
         styled.sort_by_key(|(s, _, _)| s.highlight);

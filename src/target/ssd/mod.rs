@@ -19,13 +19,14 @@
 //! The drive's state (mapping, free blocks) persists across the jobs of a run, so a used
 //! drive behaves like one; between jobs it settles (its backlog written out).
 
-use super::virtual_queue::{reserving_queues, Reserving};
-use super::{IoQueue, Target, TargetInfo};
+use rand::SeedableRng;
+
 use crate::drive::{DriveSpec, FtlKind, GcMode, GcPolicy, SsdHistory, SsdSpec};
 use crate::error::Result;
-use crate::io::EngineChoice;
-use crate::io::{Command, IoRequest, Op};
-use rand::SeedableRng;
+use crate::io::{Command, EngineChoice, IoRequest, Op};
+
+use super::virtual_queue::{reserving_queues, Reserving};
+use super::{IoQueue, Target, TargetInfo};
 
 mod block_ftl;
 mod die;
@@ -178,6 +179,14 @@ pub struct SsdSim {
     ahead_first: u64,
     ahead: Vec<u64>,
     stats: SsdStats,
+}
+
+/// The logical pages a request covers: the first, the last, and how many.
+#[derive(Debug, Clone, Copy)]
+struct Pages {
+    first: u64,
+    last: u64,
+    count: u64,
 }
 
 impl SsdSim {
@@ -344,136 +353,176 @@ impl SsdSim {
         self.link_out = arrived;
         let first = req.offset / p.page;
         let last = (req.offset + len - 1) / p.page;
-        let pages = last - first + 1;
-        let aligned = req.offset % p.page == 0 && len % p.page == 0;
-        let mut at = arrived.max(self.ctrl);
+        let span = Pages {
+            first,
+            last,
+            count: last - first + 1,
+        };
+        let at = arrived.max(self.ctrl);
         self.ctrl = at;
         match req.op {
-            Op::Read => {
-                // Every page is read at once (each die and channel in turn), and the data
-                // goes back over the link in order, each page's part as soon as it is
-                // across its channel (cut-through), so a large read's link transfer
-                // overlaps its NAND reads. A page read ahead is not read again.
-                let mut sent = self.link_in;
-                let mut bytes_sent = 0u64;
-                let link_ns = |b: u64| (b as f64 * p.link_ns_per_byte) as u64;
-                self.read_run = if req.offset == self.read_end {
-                    self.read_run.saturating_add(1)
+            Op::Read => Ok(self.serve_read(req, span, at)),
+            Op::Write => self.serve_write(req, data, span, at),
+        }
+    }
+
+    /// A read from `at`, when the controller has the command: returns when its last byte is
+    /// back over the link.
+    fn serve_read(&mut self, req: &IoRequest, span: Pages, at: u64) -> u64 {
+        let p = self.p;
+        let len = req.len as u64;
+        let Pages {
+            first,
+            last,
+            count: pages,
+        } = span;
+        // Every page is read at once (each die and channel in turn), and the data
+        // goes back over the link in order, each page's part as soon as it is
+        // across its channel (cut-through), so a large read's link transfer
+        // overlaps its NAND reads. A page read ahead is not read again.
+        let mut sent = self.link_in;
+        let mut bytes_sent = 0u64;
+        let link_ns = |b: u64| (b as f64 * p.link_ns_per_byte) as u64;
+        self.read_run = if req.offset == self.read_end {
+            self.read_run.saturating_add(1)
+        } else {
+            0
+        };
+        self.read_end = req.offset + len;
+        for lpn in first..=last {
+            let ahead = lpn
+                .checked_sub(self.ahead_first)
+                .and_then(|i| self.ahead.get(i as usize).copied());
+            let ready = match ahead {
+                // Sent once the command is in, however early it was read.
+                Some(t) => t.max(at),
+                None => self.read_lpn(lpn, at),
+            };
+            let upto = ((lpn + 1) * p.page).min(req.offset + len) - req.offset;
+            // Times from the bytes sent so far, so rounding does not add up.
+            let start = sent.max(ready);
+            sent = start + link_ns(upto) - link_ns(bytes_sent);
+            bytes_sent = upto;
+        }
+        self.link_in = sent;
+        // A stream of three reads in a row is read ahead (what was read ahead before
+        // stays until then, for a stream that other reads interrupted).
+        if self.read_run >= READ_AHEAD_AFTER {
+            self.read_ahead(last + 1, pages, at);
+        }
+        sent
+    }
+
+    /// A write from `at`, when the controller has the command and its data: returns when
+    /// the drive reports it done (in its buffer, or after the work it had to wait for).
+    fn serve_write(
+        &mut self,
+        req: &IoRequest,
+        data: Option<&[u8]>,
+        span: Pages,
+        mut at: u64,
+    ) -> Result<u64> {
+        let p = self.p;
+        let len = req.len as u64;
+        let Pages {
+            first,
+            last,
+            count: pages,
+        } = span;
+        let aligned = req.offset % p.page == 0 && len % p.page == 0;
+        self.stats.host_bytes += len;
+        // What was read ahead may be overwritten.
+        self.ahead.clear();
+        // Each page of data the write carries costs the controller its map entry
+        // and ECC (an unaligned 4 KiB write is one page of data, remapped, not two).
+        at += p.write_overhead + len.div_ceil(p.page) * p.page_overhead;
+        if p.small_write_gap > 0 && len < 16 * 1024 {
+            at = at.max(self.next_small_write);
+            self.next_small_write = at + p.small_write_gap;
+        }
+        if !aligned {
+            if p.remap {
+                at += p.remap_cost;
+            } else {
+                // Read-modify-write of the partly covered first and last pages,
+                // one after the other through the controller's one merge buffer,
+                // which holds the controller until the merged data is ready.
+                let mut ready = at;
+                let ends = if first == last {
+                    &[first][..]
                 } else {
-                    0
+                    &[first, last]
                 };
-                self.read_end = req.offset + len;
-                for lpn in first..=last {
-                    let ahead = lpn
-                        .checked_sub(self.ahead_first)
-                        .and_then(|i| self.ahead.get(i as usize).copied());
-                    let ready = match ahead {
-                        // Sent once the command is in, however early it was read.
-                        Some(t) => t.max(at),
-                        None => self.read_lpn(lpn, at),
-                    };
-                    let upto = ((lpn + 1) * p.page).min(req.offset + len) - req.offset;
-                    // Times from the bytes sent so far, so rounding does not add up.
-                    let start = sent.max(ready);
-                    sent = start + link_ns(upto) - link_ns(bytes_sent);
-                    bytes_sent = upto;
+                for &lpn in ends {
+                    let partial =
+                        lpn * p.page < req.offset || (lpn + 1) * p.page > req.offset + len;
+                    if partial {
+                        if let Some((die, bytes)) = self.locate(lpn) {
+                            ready = self.read_page(die, ready, bytes);
+                        }
+                    }
                 }
-                self.link_in = sent;
-                // A stream of three reads in a row is read ahead (what was read ahead before
-                // stays until then, for a stream that other reads interrupted).
-                if self.read_run >= READ_AHEAD_AFTER {
-                    self.read_ahead(last + 1, pages, at);
-                }
-                Ok(sent)
+                at = ready;
             }
-            Op::Write => {
-                self.stats.host_bytes += len;
-                // What was read ahead may be overwritten.
-                self.ahead.clear();
-                // Each page of data the write carries costs the controller its map entry
-                // and ECC (an unaligned 4 KiB write is one page of data, remapped, not two).
-                at += p.write_overhead + len.div_ceil(p.page) * p.page_overhead;
-                if p.small_write_gap > 0 && len < 16 * 1024 {
-                    at = at.max(self.next_small_write);
-                    self.next_small_write = at + p.small_write_gap;
+        }
+        self.ctrl = self.ctrl.max(at);
+        let stored = if aligned || p.remap {
+            self.stored_bytes(data, len)
+        } else {
+            // The merged whole pages are written.
+            pages * p.page
+        };
+        let per_page = stored.div_ceil(pages).max(1);
+        match p.ftl {
+            FtlKind::Page => {
+                let admitted = self.buffer.admit(stored, at);
+                let mut collected = 0;
+                for lpn in first..=last {
+                    collected = collected.max(self.place(lpn, per_page, admitted)?);
                 }
-                if !aligned {
-                    if p.remap {
-                        at += p.remap_cost;
-                    } else {
-                        // Read-modify-write of the partly covered first and last pages,
-                        // one after the other through the controller's one merge buffer,
-                        // which holds the controller until the merged data is ready.
-                        let mut ready = at;
-                        let ends = if first == last {
-                            &[first][..]
-                        } else {
-                            &[first, last]
-                        };
-                        for &lpn in ends {
-                            let partial =
-                                lpn * p.page < req.offset || (lpn + 1) * p.page > req.offset + len;
-                            if partial {
-                                if let Some((die, bytes)) = self.locate(lpn) {
-                                    ready = self.read_page(die, ready, bytes);
-                                }
-                            }
-                        }
-                        at = ready;
-                    }
+                if p.gc_foreground && collected > 0 {
+                    // The controller collected: this write and every command after
+                    // it wait until the victim is copied and erased.
+                    self.ctrl = self.ctrl.max(collected);
+                    return Ok(admitted.max(collected));
                 }
-                self.ctrl = self.ctrl.max(at);
-                let stored = if aligned || p.remap {
-                    self.stored_bytes(data, len)
-                } else {
-                    // The merged whole pages are written.
-                    pages * p.page
-                };
-                let per_page = stored.div_ceil(pages).max(1);
-                match p.ftl {
-                    FtlKind::Page => {
-                        let admitted = self.buffer.admit(stored, at);
-                        let mut collected = 0;
-                        for lpn in first..=last {
-                            collected = collected.max(self.place(lpn, per_page, admitted)?);
-                        }
-                        if p.gc_foreground && collected > 0 {
-                            // The controller collected: this write and every command after
-                            // it wait until the victim is copied and erased.
-                            self.ctrl = self.ctrl.max(collected);
-                            return Ok(admitted.max(collected));
-                        }
-                        Ok(admitted)
-                    }
-                    FtlKind::Block => {
-                        // A write completes in the cache; one that finds no room waits for
-                        // the whole cache to be written out (its merges one after another:
-                        // the pause). One larger than the cache goes straight through.
-                        let cap = p.buffer / p.page;
-                        let cached = match &self.ftl {
-                            Ftl::Block(f) => f.cache.len() as u64,
-                            Ftl::Page(_) => 0,
-                        };
-                        let mut done = at;
-                        if cached + pages > cap {
-                            done = self.write_out_cache(at);
-                        }
-                        if pages > cap {
-                            for lpn in first..=last {
-                                done = done.max(self.log_write(lpn, at));
-                            }
-                        } else if let Ftl::Block(f) = &mut self.ftl {
-                            for lpn in first..=last {
-                                if !f.cache.contains(&lpn) {
-                                    f.cache.push(lpn);
-                                }
-                            }
-                        }
-                        Ok(done)
-                    }
+                Ok(admitted)
+            }
+            FtlKind::Block => Ok(self.cache_write(span, at)),
+        }
+    }
+
+    /// A block-mapped FTL's write of `span` from `at`: it completes in the cache; one that
+    /// finds no room waits for the whole cache to be written out (its merges one after
+    /// another: the pause). One larger than the cache goes straight through.
+    fn cache_write(&mut self, span: Pages, at: u64) -> u64 {
+        let p = self.p;
+        let Pages {
+            first,
+            last,
+            count: pages,
+        } = span;
+        let cap = p.buffer / p.page;
+        let cached = match &self.ftl {
+            Ftl::Block(f) => f.cache.len() as u64,
+            Ftl::Page(_) => 0,
+        };
+        let mut done = at;
+        if cached + pages > cap {
+            done = self.write_out_cache(at);
+        }
+        if pages > cap {
+            for lpn in first..=last {
+                done = done.max(self.log_write(lpn, at));
+            }
+        } else if let Ftl::Block(f) = &mut self.ftl {
+            for lpn in first..=last {
+                if !f.cache.contains(&lpn) {
+                    f.cache.push(lpn);
                 }
             }
         }
+        done
     }
 
     /// Reads ahead of a sequential stream: the `pages` logical pages from `first` (those

@@ -631,18 +631,7 @@ impl PageFtl {
             if taken > 64 {
                 let pass = *pass.get_or_insert_with(|| taken + self.closed[die].len());
                 if taken > pass {
-                    let why = if self.vectors.is_some() {
-                        "its valid data and the stale copies its write-combination vectors \
-                         keep (ssd.vector_pages) fill every block garbage collection could \
-                         take: the small writes used up the spare area (a sequential pass or \
-                         a trim over the drive gives it back)"
-                    } else {
-                        "its valid data fills every block garbage collection could take (too \
-                         little spare area: raise ssd.raw_capacity, or lower ssd.full)"
-                    };
-                    return Err(model(format!(
-                        "the simulated SSD's die {die} cannot free a block: {why}"
-                    )));
+                    return Err(self.cannot_free(die));
                 }
             }
             // At the wall (64 victims have not freed a block) with vectors, the firmware
@@ -662,50 +651,16 @@ impl PageFtl {
             let vectors = (self.vectors.as_mut())
                 .map(|v| std::mem::take(&mut v.of_entry[victim as usize]))
                 .unwrap_or_default();
-            let mut moved = 0u64;
-            for (i, &(lpn, bytes)) in entries.iter().enumerate() {
-                let here = Loc {
+            let moved = self.copy_out(
+                die,
+                p,
+                Victim {
                     block: victim,
-                    entry: i as u32,
-                    bytes,
-                };
-                let mapped = self.map[lpn as usize] == here.pack();
-                // A stale copy its vector keeps is copied all the same.
-                let vector = vectors.get(i).copied().unwrap_or(NO_VECTOR);
-                let kept = !mapped
-                    && vector != NO_VECTOR
-                    && self
-                        .vectors
-                        .as_ref()
-                        .is_some_and(|v| v.live[vector as usize] > 0);
-                if kept && wall {
-                    if let Some(v) = &mut self.vectors {
-                        let list = &mut v.kept[vector as usize];
-                        if let Some(at) = list.iter().position(|at| *at == (victim, i as u32)) {
-                            list.swap_remove(at);
-                        }
-                    }
-                    continue;
-                }
-                if !mapped && !kept {
-                    continue;
-                }
-                let bytes = bytes as u64;
-                // Into the die's open block (a fresh one from the reserve when it is full).
-                self.open_with_room(die, bytes, p)?;
-                let to = self.store_entry(die, lpn, bytes, vector, mapped)?;
-                if kept {
-                    if let Some(v) = &mut self.vectors {
-                        if let Some(at) = v.kept[vector as usize]
-                            .iter_mut()
-                            .find(|at| **at == (victim, i as u32))
-                        {
-                            *at = to;
-                        }
-                    }
-                }
-                moved += bytes;
-            }
+                    wall,
+                },
+                &entries,
+                &vectors,
+            )?;
             let pages = moved.div_ceil(p.page);
             // Each page read on its own, programmed a page per plane at once; then the erase.
             let copies = pages * p.t_read + pages.div_ceil(p.planes) * p.t_prog;
@@ -739,6 +694,89 @@ impl PageFtl {
         }
         Ok(done)
     }
+
+    /// Why die `die` cannot free a block: its valid data (and the stale copies vectors
+    /// keep) fill every block garbage collection could take.
+    fn cannot_free(&self, die: usize) -> Error {
+        let why = if self.vectors.is_some() {
+            "its valid data and the stale copies its write-combination vectors \
+             keep (ssd.vector_pages) fill every block garbage collection could \
+             take: the small writes used up the spare area (a sequential pass or \
+             a trim over the drive gives it back)"
+        } else {
+            "its valid data fills every block garbage collection could take (too \
+             little spare area: raise ssd.raw_capacity, or lower ssd.full)"
+        };
+        model(format!(
+            "the simulated SSD's die {die} cannot free a block: {why}"
+        ))
+    }
+
+    /// Copies what a victim block holds that must be kept (the pages the map points at,
+    /// and the stale copies a vector keeps, unless the victim is taken at the wall) into
+    /// the die's open block; returns the bytes moved.
+    fn copy_out(
+        &mut self,
+        die: usize,
+        p: Params,
+        victim: Victim,
+        entries: &[(u32, u32)],
+        vectors: &[u32],
+    ) -> Result<u64> {
+        let mut moved = 0u64;
+        for (i, &(lpn, bytes)) in entries.iter().enumerate() {
+            let here = Loc {
+                block: victim.block,
+                entry: i as u32,
+                bytes,
+            };
+            let mapped = self.map[lpn as usize] == here.pack();
+            // A stale copy its vector keeps is copied all the same.
+            let vector = vectors.get(i).copied().unwrap_or(NO_VECTOR);
+            let kept = !mapped
+                && vector != NO_VECTOR
+                && self
+                    .vectors
+                    .as_ref()
+                    .is_some_and(|v| v.live[vector as usize] > 0);
+            if kept && victim.wall {
+                if let Some(v) = &mut self.vectors {
+                    let list = &mut v.kept[vector as usize];
+                    if let Some(at) = list.iter().position(|at| *at == (victim.block, i as u32)) {
+                        list.swap_remove(at);
+                    }
+                }
+                continue;
+            }
+            if !mapped && !kept {
+                continue;
+            }
+            let bytes = bytes as u64;
+            // Into the die's open block (a fresh one from the reserve when it is full).
+            self.open_with_room(die, bytes, p)?;
+            let to = self.store_entry(die, lpn, bytes, vector, mapped)?;
+            if kept {
+                if let Some(v) = &mut self.vectors {
+                    if let Some(at) = v.kept[vector as usize]
+                        .iter_mut()
+                        .find(|at| **at == (victim.block, i as u32))
+                    {
+                        *at = to;
+                    }
+                }
+            }
+            moved += bytes;
+        }
+        Ok(moved)
+    }
+}
+
+/// A block garbage collection takes, and whether it was taken at the wall (its stale
+/// copies dropped, not kept).
+#[derive(Clone, Copy)]
+struct Victim {
+    block: u32,
+    wall: bool,
 }
 
 /// Where and when the FTL's work is booked: the dies' time, the drive's counters, and the

@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 
-use super::fields::{bytes, decimal_ns, is_num, req, whole};
-use super::{Collector, TextFormat};
 use crate::error::Result;
 use crate::trace::TraceOp;
+
+use super::fields::{bytes, decimal_ns, is_num, req, whole};
+use super::{Collector, TextFormat};
 
 /// blkparse: `8,33 30 1 0.001368096 5025 D R 540544 + 8 [proc]`. Takes the issue (`D`) or
 /// queue (`Q`) events; completion (`C`) events give the completion times of the requests

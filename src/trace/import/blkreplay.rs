@@ -1,11 +1,11 @@
 //! blkreplay `.load`: a header of prose and a column line `start ; sector ; length ; op ;
 //! replay_delay ; replay_duration`, then the requests.
 
+use crate::error::{InputError, Result};
+use crate::trace::TraceOp;
+
 use super::fields::{bytes, decimal_ns, req, whole};
 use super::{Collector, TextFormat};
-use crate::error::InputError;
-use crate::error::Result;
-use crate::trace::TraceOp;
 
 /// blkreplay's `.load` format.
 pub(super) struct Blkreplay;

@@ -1,10 +1,11 @@
 //! DiskSim ASCII (`time device sector size flags`, time in ms) and MQSim's variant of it
 //! (time in ns).
 
-use super::fields::{bytes, decimal_ns, req, whole};
-use super::{Collector, TextFormat};
 use crate::error::Result;
 use crate::trace::TraceOp;
+
+use super::fields::{bytes, decimal_ns, req, whole};
+use super::{Collector, TextFormat};
 
 /// DiskSim's ASCII trace, in its unit of time.
 pub(super) struct Disksim {

@@ -1,10 +1,11 @@
 //! fio iolog versions 2 and 3: `[timestamp] filename action [offset length]`, the
 //! version on the first line; version 3 times in ms.
 
-use super::fields::{decimal_ns, req, whole};
-use super::{Collector, TextFormat};
 use crate::error::Result;
 use crate::trace::TraceOp;
+
+use super::fields::{decimal_ns, req, whole};
+use super::{Collector, TextFormat};
 
 /// fio's iolog.
 pub(super) struct FioLog {

@@ -1,10 +1,11 @@
 //! MSR Cambridge / SNIA IOTTA CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,
 //! ResponseTime`, times in Windows filetime (100 ns); a disk is its host's.
 
-use super::fields::{req, whole};
-use super::{Collector, TextFormat};
 use crate::error::Result;
 use crate::trace::TraceOp;
+
+use super::fields::{req, whole};
+use super::{Collector, TextFormat};
 
 /// MSR Cambridge / SNIA CSV.
 pub(super) struct Msr;

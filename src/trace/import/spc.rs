@@ -1,10 +1,11 @@
 //! UMass / SPC: `ASU,LBA,bytes,opcode,seconds`; each ASU (application storage unit) is a
 //! volume of its own.
 
-use super::fields::{bytes, decimal_ns, req, whole};
-use super::{Collector, TextFormat};
 use crate::error::Result;
 use crate::trace::TraceOp;
+
+use super::fields::{bytes, decimal_ns, req, whole};
+use super::{Collector, TextFormat};
 
 /// UMass / SPC.
 pub(super) struct Spc;
