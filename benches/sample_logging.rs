@@ -19,6 +19,9 @@ use roundup::store::SampleWriter;
 use roundup::target::{FileTarget, Target};
 use roundup::workload::{Length, Pattern, Span, Workload};
 
+/// Each engine loop's sample sink.
+type Sink<'a> = dyn Fn(u32) -> Box<dyn SampleSink + Send + 'a> + Sync + 'a;
+
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)
@@ -83,44 +86,26 @@ fn main() {
     let out_dir = tempfile::tempdir().expect("temp dir");
     let (mut off, mut on) = (Vec::new(), Vec::new());
     for r in 0..rounds {
-        let discard = |_: u32| -> Box<dyn SampleSink + Send> { Box::new(Discard) };
-        let o = engine::run(
-            &EngineJob {
-                workload: &w,
-                span,
-                seed: r as u64,
-                engine: EngineChoice::Auto,
-                trace: None,
-            },
-            &mut t,
-            &Reporting {
-                sink: &discard,
+        let job = EngineJob {
+            workload: &w,
+            span,
+            seed: r as u64,
+            engine: EngineChoice::Auto,
+            trace: None,
+        };
+        let mut run = |sink: &Sink| {
+            let report = Reporting {
+                sink,
                 progress: &|_| {},
                 stop: &stop,
-            },
-        )
-        .expect("run")
-        .outcome;
+            };
+            engine::run(&job, &mut t, &report).expect("run")
+        };
+        let o = run(&|_| Box::new(Discard)).outcome;
         off.push(o.ios as f64 / (o.measured_ns as f64 / 1e9));
         let writer = SampleWriter::create(&out_dir.path().join(r.to_string()), "bench", true)
             .expect("writer");
-        let sink = |t: u32| -> Box<dyn SampleSink + Send> { Box::new(writer.sink(t)) };
-        let ran = engine::run(
-            &EngineJob {
-                workload: &w,
-                span,
-                seed: r as u64,
-                engine: EngineChoice::Auto,
-                trace: None,
-            },
-            &mut t,
-            &Reporting {
-                sink: &sink,
-                progress: &|_| {},
-                stop: &stop,
-            },
-        )
-        .expect("run");
+        let ran = run(&|t| Box::new(writer.sink(t)));
         let (o, engine_used) = (ran.outcome, ran.engine);
         writer.finish().expect("finish");
         on.push(o.ios as f64 / (o.measured_ns as f64 / 1e9));

@@ -5,7 +5,9 @@
 //! [`target`] (file, block device or simulated drive) with requests from [`workload`] →
 //! [`store`] (Parquet samples and manifests) → [`analysis`] (figures, via polars) →
 //! [`render`] (the static site, with [`commentary`]). [`run`] ties plan, engine and store
-//! together; the command line is in the binary. See docs/ARCHITECTURE.md.
+//! together; the command line is in the binary. The words every stage shares sit at the
+//! bottom: [`units`], [`error`], [`io`], [`rng`], [`config`]; each module imports only
+//! modules below it (docs/ARCHITECTURE.md; `tests/architecture.rs` checks it).
 
 #![warn(missing_docs)]
 
@@ -26,7 +28,6 @@ pub mod store;
 pub mod suite;
 pub mod target;
 pub mod trace;
-
 pub mod units;
 pub mod workload;
 
