@@ -7,7 +7,8 @@ use crate::error::Result;
 use crate::units::figure;
 
 use super::chart::{
-    percent_change, Axis, AxisScale, AxisValues, LineChart, Mark, Series, BAR, HIGHLIGHT,
+    percent_change, Axis, AxisScale, AxisValues, Band, LineChart, Mark, Rule, Series, BAR,
+    HIGHLIGHT,
 };
 use super::context::{test_title, ChartCtx, Figure, TableCtx, TableRow};
 use super::draft::{changes_draft, Change};
@@ -204,20 +205,25 @@ pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line 
     }
 }
 
-/// Labelled vertical rules (x, label) and shaded spans (from, to, label) of a time chart.
-type Marks = (Vec<(f64, String)>, Vec<(f64, f64, String)>);
-
-/// Where each repeat starts on the drive's concatenated timeline, and its SNIA window.
-fn layout(b: &Bar) -> Marks {
+/// Where each repeat starts on the drive's concatenated timeline (a rule each), and its
+/// SNIA window (a band).
+fn layout(b: &Bar) -> (Vec<Rule>, Vec<Band>) {
     let mut rules = Vec::new();
     let mut bands = Vec::new();
     let mut at = 0.0;
     for r in &b.runs {
         if b.runs.len() > 1 {
-            rules.push((at, format!("repeat {}", r.repeat)));
+            rules.push(Rule {
+                at,
+                label: format!("repeat {}", r.repeat),
+            });
         }
         if let Some((x, y)) = r.window_s {
-            bands.push((at + x, at + y, "SNIA window".to_string()));
+            bands.push(Band {
+                from: at + x,
+                to: at + y,
+                label: "SNIA window".to_string(),
+            });
         }
         at += r.duration_s;
     }

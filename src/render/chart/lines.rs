@@ -65,11 +65,31 @@ pub struct LineChart {
     /// The series, drawn in order (the highlighted one last, on top).
     pub series: Vec<Series>,
     /// Shaded x ranges with a label (the SNIA measurement window).
-    pub bands: Vec<(f64, f64, String)>,
+    pub bands: Vec<Band>,
     /// Vertical rules with a label (where each repeat starts).
-    pub rules: Vec<(f64, String)>,
+    pub rules: Vec<Rule>,
     /// Text for screen readers: the figures in words.
     pub summary: String,
+}
+
+/// A shaded span of x values with a label (the SNIA measurement window).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// Where it starts.
+    pub from: f64,
+    /// Where it ends.
+    pub to: f64,
+    /// What it is.
+    pub label: String,
+}
+
+/// A vertical rule at an x value with a label (where a repeat starts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    /// Where it stands.
+    pub at: f64,
+    /// What starts there.
+    pub label: String,
 }
 
 /// How an axis maps its values.
@@ -434,7 +454,12 @@ impl LineChart {
         y_span: (f64, f64),
     ) -> Result<(), String> {
         let e = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("{e:?}");
-        for (a, b, text) in &self.bands {
+        for Band {
+            from: a,
+            to: b,
+            label: text,
+        } in &self.bands
+        {
             chart
                 .draw_series(std::iter::once(Rectangle::new(
                     [(*a, y_span.0), (*b, y_span.1)],
@@ -449,7 +474,7 @@ impl LineChart {
                 )))
                 .map_err(e)?;
         }
-        for (at, text) in &self.rules {
+        for Rule { at, label: text } in &self.rules {
             chart
                 .draw_series(std::iter::once(PathElement::new(
                     vec![(*at, y_span.0), (*at, y_span.1)],
@@ -556,7 +581,11 @@ pub(super) mod tests {
                     color: None,
                 },
             ],
-            bands: vec![(100.0, 200.0, "SNIA window".into())],
+            bands: vec![Band {
+                from: 100.0,
+                to: 200.0,
+                label: "SNIA window".into(),
+            }],
             rules: vec![],
             summary: "Fast: median 80 µs; Slow: median 1.5 ms.".into(),
         }

@@ -9,7 +9,7 @@ mod lines;
 mod png;
 
 pub use bars::{percent, percent_change, BarChart, BarItem, PairChart, PairItem};
-pub use lines::{Axis, AxisScale, AxisValues, LineChart, Mark, Series};
+pub use lines::{Axis, AxisScale, AxisValues, Band, LineChart, Mark, Rule, Series};
 pub use png::{to_png, PNG_WIDTH};
 
 use std::sync::Once;
