@@ -26,6 +26,16 @@ macro_rules! outln {
     };
 }
 
+/// `outln!` for what a command says about its work (the plan, what a render wrote), which
+/// `--quiet` leaves out; what was asked for (a summary, statistics, JSON) uses `outln!`.
+macro_rules! info {
+    ($($arg:tt)*) => {
+        if !$crate::cli::quiet() {
+            outln!($($arg)*);
+        }
+    };
+}
+
 mod commentary;
 mod progress;
 mod tables;
@@ -35,6 +45,12 @@ use progress::{print_plan, run_plan, say};
 use tables::{drives, summary, SummaryFormat};
 
 static STOP: AtomicBool = AtomicBool::new(false);
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Whether `--quiet` (or a JSON report) asked for nothing but results and errors.
+fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
 
 /// Reproducible review reports for storage drives.
 #[derive(Parser)]
@@ -43,6 +59,9 @@ struct Cli {
     /// The lab folder (suites/, drives/, commentary/; results/ and site/ are written here).
     #[arg(long, global = true, default_value = ".")]
     lab: PathBuf,
+    /// Print only results and errors: no plan, progress bars or lists of files written.
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -75,6 +94,10 @@ enum Command {
         /// kernel name, for devices without one). Repeatable.
         #[arg(long = "destroy-data", value_name = "SERIAL")]
         destroy_data: Vec<String>,
+        /// Print what the run did as JSON (jobs completed, kept, run for the state, failed
+        /// with the reason), and nothing else on standard output.
+        #[arg(long)]
+        json: bool,
     },
     /// List the lab's drives and the block devices the kernel reports.
     Drives,
@@ -114,6 +137,12 @@ enum Command {
         /// Port on 127.0.0.1 (0 picks a free one).
         #[arg(long, default_value_t = 8000)]
         port: u16,
+    },
+    /// Print a completion script for a shell: `roundup completions bash >
+    /// /etc/bash_completion.d/roundup`, or `source <(roundup completions bash)`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -212,7 +241,7 @@ enum TraceCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Write it here: roundup's Parquet trace for `.parquet`, else fio iolog v3.
-        #[arg(long)]
+        #[arg(long, short)]
         out: Option<PathBuf>,
         /// For an fio iolog: the device or file it replays on.
         #[arg(long, default_value = "/dev/sdX")]
@@ -299,6 +328,8 @@ impl Select {
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    let json_run = matches!(cli.command, Command::Run { json: true, .. });
+    QUIET.store(cli.quiet || json_run, Ordering::Relaxed);
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
@@ -359,6 +390,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
             resume,
             engine,
             destroy_data,
+            json,
         } => run_command(
             &cli.lab,
             &select.selection(),
@@ -367,7 +399,10 @@ fn dispatch(cli: &Cli) -> Result<()> {
                 engine: *engine,
                 destroy_data: destroy_data.clone(),
             },
-            *dry_run,
+            RunReport {
+                dry_run: *dry_run,
+                json: *json,
+            },
         ),
         Command::Summary {
             select,
@@ -388,13 +423,28 @@ fn dispatch(cli: &Cli) -> Result<()> {
             do_render(&lab, &compare.options(&lab)?, *verbose)
         }
         Command::Demo => demo(&cli.lab),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "roundup", &mut out);
+            std::io::stdout()
+                .write_all(&out)
+                .context("cannot write to standard output")
+        }
     }
+}
+
+/// How `roundup run` reports: `--dry-run` (the plan and the preflight only), `--json`.
+#[derive(Clone, Copy)]
+struct RunReport {
+    dry_run: bool,
+    json: bool,
 }
 
 /// `roundup check`: the lab loads, every file valid.
 fn check(lab_dir: &Path) -> Result<()> {
     let lab = load(lab_dir)?;
-    outln!(
+    info!(
         "lab {} is valid: {}, {}, {}",
         lab_dir.display(),
         Counted(lab.suites.len(), "suite"),
@@ -423,17 +473,17 @@ fn serve(lab_dir: &Path, port: u16) -> Result<()> {
     Ok(())
 }
 
-/// `roundup run`: the plan printed, then run (or, with `dry_run`, only checked).
+/// `roundup run`: the plan printed, then run (or, with `--dry-run`, only checked).
 fn run_command(
     lab_dir: &Path,
     selection: &Selection,
     opts: RunOptions,
-    dry_run: bool,
+    report: RunReport,
 ) -> Result<()> {
     let lab = load(lab_dir)?;
     let plan = plan::expand(&lab, selection)?;
-    print_plan(&lab, &plan, &opts, dry_run)?;
-    if dry_run {
+    print_plan(&lab, &plan, &opts, report.dry_run)?;
+    if report.dry_run {
         // What would stop the run before it starts, found without writing.
         let problems = run::preflight(&lab, &plan, &opts);
         if !problems.is_empty() {
@@ -444,7 +494,7 @@ fn run_command(
         }
         return Ok(());
     }
-    run_plan(&lab, &plan, &opts)
+    run_plan(&lab, &plan, &opts, report.json)
 }
 
 /// `roundup demo`: the demo suite on every drive, then the site.
@@ -458,11 +508,11 @@ fn demo(lab_dir: &Path) -> Result<()> {
     let plan = plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
     let opts = RunOptions::default();
     print_plan(&lab, &plan, &opts, false)?;
-    run_plan(&lab, &plan, &opts)?;
+    run_plan(&lab, &plan, &opts, false)?;
     do_render(&lab, &render::Options::default(), false)?;
     let index = lab.site_dir().join("index.html");
     let index = std::fs::canonicalize(&index).unwrap_or(index);
-    outln!(
+    info!(
         "demo finished in {:.1} s; open file://{}",
         started.elapsed().as_secs_f64(),
         index.display()
@@ -510,18 +560,18 @@ fn do_render(lab: &Lab, opts: &render::Options, verbose: bool) -> Result<()> {
         report.removed.iter().filter(chart).count(),
     );
     for w in report.written.iter().filter(|p| !chart(p)) {
-        outln!("wrote site/{}", w.display());
+        info!("wrote site/{}", w.display());
     }
     for r in report.removed.iter().filter(|p| !chart(p)) {
-        outln!("removed site/{} (no longer rendered)", r.display());
+        info!("removed site/{} (no longer rendered)", r.display());
     }
     if charts_written + charts_removed > 0 {
-        outln!(
+        info!(
             "charts: {charts_written} drawn, {charts_removed} removed in site/charts/ \
              (`render --verbose` lists them)"
         );
     }
-    outln!(
+    info!(
         "render: {} written, {} unchanged, {} removed, in {}",
         Counted(report.written.len(), "file"),
         report.unchanged,

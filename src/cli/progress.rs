@@ -21,6 +21,9 @@ use super::STOP;
 /// and how long they should take, and how many complete results `--resume` keeps (and
 /// every job with `detailed`, for `--dry-run`).
 pub(super) fn print_plan(lab: &Lab, plan: &Plan, opts: &RunOptions, detailed: bool) -> Result<()> {
+    if super::quiet() {
+        return Ok(());
+    }
     let actions = run::preview(lab, plan, opts);
     // Jobs with a wall-clock estimate, jobs on a drive model (its simulated time is known,
     // not how long the model takes), and jobs that run to an I/O count or a trace's end.
@@ -248,13 +251,21 @@ impl Observer for Bars {
 /// Prints a line of progress. Progress is best-effort: output that cannot be written
 /// (stdout on a full disk) must not stop the work, whose results are the point.
 pub(super) fn say(line: std::fmt::Arguments) {
-    let _ = writeln!(std::io::stdout(), "{line}");
+    if !super::quiet() {
+        let _ = writeln!(std::io::stdout(), "{line}");
+    }
 }
 
-/// Runs the plan with a progress bar per job, then says what was done.
-pub(super) fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> {
+/// Runs the plan with a progress bar per job, then says what was done (as JSON with
+/// `json`).
+pub(super) fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions, json: bool) -> Result<()> {
+    let target = if super::quiet() {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr()
+    };
     let bars = Bars {
-        multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+        multi: MultiProgress::with_draw_target(target),
         width: id_width(plan),
         bars: Mutex::new(HashMap::new()),
     };
@@ -267,7 +278,10 @@ pub(super) fn run_plan(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Result<()> 
             Counted(n, "job")
         ),
     };
-    outln!(
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&summary)?);
+    }
+    info!(
         "run: {} completed, {} kept from earlier runs, {} failed{for_state}, in {:.1} s; results in {}",
         Counted(summary.completed, "job"),
         summary.skipped,

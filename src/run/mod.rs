@@ -66,7 +66,7 @@ pub struct Silent;
 impl Observer for Silent {}
 
 /// A job that failed, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct FailedJob {
     /// The job's id.
     pub id: String,
@@ -75,7 +75,7 @@ pub struct FailedJob {
 }
 
 /// What a run did.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize)]
 pub struct RunSummary {
     /// Jobs run and stored.
     pub completed: usize,
