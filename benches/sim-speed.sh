@@ -1,8 +1,10 @@
 #!/bin/sh
 # Speed of the simulated SSD (issue 4): simulated I/Os per second of wall time on one core,
 # raw samples written, for 2 million 4 KiB random writes at QD3 on a page-mapped drive
-# (Intel X25-M G2) and on a compressing one with incompressible data (OCZ Vertex LE); then
-# the full anandtech-2010 and bit-tech-2009 suites on the whole lab of drives/.
+# (Intel X25-M G2) and on a compressing one with incompressible data (OCZ Vertex LE), each
+# run alternated with the anchor: fio's `null` engine doing the same 2 million 4 KiB random
+# writes at QD3 on the same core (the CPU an I/O costs fio when it does no I/O at all);
+# then the full anandtech-2010 and bit-tech-2009 suites on the whole lab of drives/.
 #
 #   benches/sim-speed.sh [WORK_DIR]          (default /tmp/roundup-sim-speed)
 #   RUNS=N (speed runs per drive, default 5), LAB=0 (skip the full suites)
@@ -31,23 +33,37 @@ YAML
 # Each drive five times (this VM's CPU time varies by a fifth from run to run): the best
 # and the median.
 runs=${RUNS:-5}
+# fio's null engine: 2 million 4 KiB random writes at QD3 on core 0; its I/Os per second.
+fio_null() {
+    command -v fio >/dev/null || { echo 0; return; }
+    taskset -c 0 fio --name=null --ioengine=null --rw=randwrite --bs=4k --iodepth=3 \
+        --size=8g --number_ios=2000000 --output-format=json 2>/dev/null |
+        python3 -c "import json, sys; print(json.load(sys.stdin)['jobs'][0]['write']['iops'])"
+}
 for d in intel-x25m-g2-160 ocz-vertex-le-100; do
     rm -rf "$work/one/drives/"*
     cp "$here/drives/$d.yaml" "$work/one/drives/"
     times=""
+    fio=""
     for _ in $(seq "$runs"); do
         rm -rf "$work/one/results"
         start=$(date +%s.%N)
         (cd "$work/one" && taskset -c 0 "$bin" run >/dev/null)
         end=$(date +%s.%N)
         times="$times $(python3 -c "import sys; print(float(sys.argv[2])-float(sys.argv[1]))" "$start" "$end")"
+        fio="$fio $(fio_null)"
     done
     python3 -c "
 import statistics, sys
 t = sorted(float(x) for x in sys.argv[1].split())
+f = sorted(float(x) for x in sys.argv[2].split())
 best, med = t[0], statistics.median(t)
-print(f'$d: 2,000,000 I/Os on one core, {len(t)} runs: best {best:.2f} s ({2e6/best:,.0f} simulated I/Os per second), median {med:.2f} s ({2e6/med:,.0f})')
-" "$times"
+line = f'$d: 2,000,000 I/Os on one core, {len(t)} runs: best {best:.2f} s ({2e6/best:,.0f} simulated I/Os per second), median {med:.2f} s ({2e6/med:,.0f})'
+if f[-1] > 0:
+    fmed = statistics.median(f)
+    line += f'; fio null alternated: median {fmed:,.0f} I/Os per second, simulator/fio {2e6/med/fmed:.2f} (medians)'
+print(line)
+" "$times" "$fio"
 done
 [ "${LAB:-1}" = 0 ] && exit 0   # LAB=0: the speed runs only
 mkdir -p "$work/lab" && cp -r "$here/suites" "$here/drives" "$work/lab/"

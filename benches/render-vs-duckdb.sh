@@ -1,0 +1,66 @@
+#!/bin/sh
+# A cold render against DuckDB (issue 30): on the same results, `roundup render` builds the
+# site from nothing (every job's figures, then every page and chart), and DuckDB computes
+# the per-job figures alone (IOPS, MB/s, mean, p50, p99, p99.9 with quantile_cont, max) from
+# the same Parquet files. Alternated, ROUNDS times; prints each time, peak memory (GNU time)
+# and the medians' ratio roundup/DuckDB (the goal: at most 0.5).
+#
+#   benches/render-vs-duckdb.sh [LAB_DIR]     (default /tmp/roundup-render-duckdb)
+#
+# Without results in LAB_DIR/results, it copies the example lab there and runs the demo
+# suite first. Needs: a release build, python3 with duckdb (.ci/run installs it), GNU time.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+lab=${1:-/tmp/roundup-render-duckdb}
+bin=${ROUNDUP:-${CARGO_TARGET_DIR:-$here/target}/release/roundup}
+rounds=${ROUNDS:-3}
+[ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
+if [ ! -d "$lab/results" ]; then
+    mkdir -p "$lab"
+    cp -r "$here/suites" "$here/drives" "$here/commentary" "$here/review.yaml" "$lab/"
+    (cd "$lab" && "$bin" -q run --suite demo)
+fi
+cat > "$lab/duckdb-figures.py" <<'PY'
+import sys, duckdb
+con = duckdb.connect()
+rows = con.execute("""
+    select filename,
+           count(*) / ((max(submit_ns + latency_ns) - min(submit_ns)) / 1e9) as iops,
+           sum(len) / ((max(submit_ns + latency_ns) - min(submit_ns)) / 1e3) as mb_per_s,
+           avg(latency_ns) / 1e3, quantile_cont(latency_ns, 0.5) / 1e3,
+           quantile_cont(latency_ns, 0.99) / 1e3, quantile_cont(latency_ns, 0.999) / 1e3,
+           max(latency_ns) / 1e3
+    from read_parquet(?, filename = true)
+    group by filename order by filename
+""", [sys.argv[1] + "/results/**/samples.parquet"]).fetchall()
+print(len(rows), "jobs", file=sys.stderr)
+PY
+samples=$(python3 -c "import duckdb, sys; print(duckdb.connect().execute('select count(*) from read_parquet(?)', [sys.argv[1] + '/results/**/samples.parquet']).fetchone()[0])" "$lab")
+echo "results: $(find "$lab/results" -name samples.parquet | wc -l) jobs, $samples samples"
+measure() { # label, command...: prints "seconds peak_kib"
+    label=$1; shift
+    /usr/bin/time -f "%e %M" -o "$lab/time.txt" "$@" >/dev/null 2>&1
+    echo "$label $(cat "$lab/time.txt")"
+}
+out=""
+for r in $(seq "$rounds"); do
+    rm -rf "$lab/site"
+    line=$(measure roundup sh -c "cd '$lab' && '$bin' -q render")
+    echo "round $r: $line"
+    out="$out $line"
+    line=$(measure duckdb python3 "$lab/duckdb-figures.py" "$lab")
+    echo "round $r: $line"
+    out="$out $line"
+done
+python3 -c "
+import statistics, sys
+w = sys.argv[1].split()
+r = [float(w[i + 1]) for i in range(0, len(w), 3) if w[i] == 'roundup']
+d = [float(w[i + 1]) for i in range(0, len(w), 3) if w[i] == 'duckdb']
+rm = [int(w[i + 2]) for i in range(0, len(w), 3) if w[i] == 'roundup']
+dm = [int(w[i + 2]) for i in range(0, len(w), 3) if w[i] == 'duckdb']
+print(f'cold render: median {statistics.median(r):.2f} s, peak {max(rm) / 1024:.0f} MiB; '
+      f'DuckDB per-job figures: median {statistics.median(d):.2f} s, peak {max(dm) / 1024:.0f} MiB; '
+      f'roundup/DuckDB {statistics.median(r) / statistics.median(d):.2f} (goal <= 0.5)')
+" "$out"
