@@ -371,11 +371,6 @@ impl SsdSim {
     fn serve_read(&mut self, req: &IoRequest, span: Pages, at: u64) -> u64 {
         let p = self.p;
         let len = req.len as u64;
-        let Pages {
-            first,
-            last,
-            count: pages,
-        } = span;
         // Every page is read at once (each die and channel in turn), and the data
         // goes back over the link in order, each page's part as soon as it is
         // across its channel (cut-through), so a large read's link transfer
@@ -389,7 +384,7 @@ impl SsdSim {
             0
         };
         self.read_end = req.offset + len;
-        for lpn in first..=last {
+        for lpn in span.first..=span.last {
             let ahead = lpn
                 .checked_sub(self.ahead_first)
                 .and_then(|i| self.ahead.get(i as usize).copied());
@@ -408,7 +403,7 @@ impl SsdSim {
         // A stream of three reads in a row is read ahead (what was read ahead before
         // stays until then, for a stream that other reads interrupted).
         if self.read_run >= READ_AHEAD_AFTER {
-            self.read_ahead(last + 1, pages, at);
+            self.read_ahead(span.last + 1, span.count, at);
         }
         sent
     }
