@@ -70,11 +70,19 @@ fn code(text: &str) -> &str {
     }
 }
 
-/// Every `crate::NAME` a file's code names, with the line it is on.
+/// Every `crate::NAME` a file's code or doc comments name (an intra-doc link is a
+/// reference too), with the line it is on; plain `//` comments are passed over.
 fn imports(text: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for (n, line) in code(text).lines().enumerate() {
-        let line = line.split("//").next().unwrap_or("");
+        let doc = ["///", "//!"]
+            .iter()
+            .any(|d| line.trim_start().starts_with(d));
+        let line = if doc {
+            line
+        } else {
+            line.split("//").next().unwrap_or("")
+        };
         let mut rest = line;
         while let Some(i) = rest.find("crate::") {
             let after = &rest[i + "crate::".len()..];
@@ -155,6 +163,10 @@ fn the_check_sees_an_upward_import() {
     let text = "use crate::render::X;\nfn f() { crate::run::go() }\n#[cfg(test)]\nmod tests {\n use crate::cli::Y;\n}\n";
     let names: Vec<String> = imports(text).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["render", "run"]);
+    // An intra-doc link is a reference too; a plain comment is not.
+    let text = "/// See [`crate::store::x`].\nuse crate::render::X; // crate::lab\n";
+    let names: Vec<String> = imports(text).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["store", "render"]);
 }
 
 #[test]

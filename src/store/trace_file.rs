@@ -9,18 +9,15 @@ use polars::prelude::*;
 use crate::error::{Error, Result};
 use crate::trace::{Format, ImportOptions, Trace, TraceOp, TraceRequest};
 
-/// Reads a trace file in any format: roundup's own Parquet trace file here (by its first
+/// Reads a trace file in any format: roundup's own Parquet trace file here (by its magic
 /// bytes, or when `opts` names the format), every text format through
-/// [`crate::trace::import_text_file`].
+/// [`crate::trace::import_text_bytes`] (the file read once).
 pub fn import_trace(path: &Path, opts: &ImportOptions) -> Result<Trace> {
-    let mut head = [0u8; 4];
-    let parquet = File::open(path)
-        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-        .is_ok_and(|n| crate::trace::is_parquet(&head[..n]));
-    if parquet || opts.format == Some(Format::Roundup) {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.starts_with(b"PAR1") || opts.format == Some(Format::Roundup) {
         return read_trace(path);
     }
-    crate::trace::import_text_file(path, opts)
+    crate::trace::import_text_bytes(path, bytes, opts)
 }
 
 /// Writes `trace` to `path` (through a temporary file, renamed when complete).

@@ -12,7 +12,7 @@ mod stats;
 
 pub use generate::{find_profile, generate, load_profile, profile_hint, Profile};
 
-pub use import::{detect, import, import_text_file, is_parquet, Format, ImportOptions};
+pub use import::{detect, import, import_text_bytes, import_text_file, Format, ImportOptions};
 pub use stats::{stats, SizeShare, TraceStats};
 
 use serde::Serialize;

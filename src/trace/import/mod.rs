@@ -1,7 +1,7 @@
 //! Trace importers: one file per text format behind [`TextFormat`] (as fio's `engines/`
 //! keeps one file per engine), the rules every format shares in [`Collector`], and detection
-//! from the content. roundup's own Parquet trace file is read by the store
-//! ([`crate::store::import_trace`], which takes every format).
+//! from the content. roundup's own Parquet trace file is read by the store (its
+//! `import_trace` takes every format).
 
 mod blkparse;
 mod blkreplay;
@@ -122,16 +122,16 @@ fn reader(format: Format, opts: &ImportOptions) -> Option<Box<dyn TextFormat>> {
     })
 }
 
-/// Whether a file's first bytes are Parquet's (roundup's own trace file, which the store
-/// reads: [`crate::store::import_trace`]).
-pub fn is_parquet(head: &[u8]) -> bool {
-    head.starts_with(b"PAR1")
-}
-
 /// Reads a text trace file, gzip-compressed or not. roundup's own Parquet trace file is the
-/// store's to read: [`crate::store::import_trace`] takes every format.
+/// store's to read (its `import_trace` takes every format).
 pub fn import_text_file(path: &Path, opts: &ImportOptions) -> Result<Trace> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    import_text_bytes(path, bytes, opts)
+}
+
+/// Imports the bytes of a text trace file, gzip-compressed or not; `path` names it in
+/// errors.
+pub fn import_text_bytes(path: &Path, bytes: Vec<u8>, opts: &ImportOptions) -> Result<Trace> {
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(bytes.as_slice())
