@@ -71,6 +71,7 @@ fn main() {
         overwrite: false,
         destroy_data: None,
         engine: None,
+        bench: None,
     };
     let mut t = FileTarget::open("bench", &target, &spec, false, &[]).expect("open target");
     let span = t.info().capacity.min(1 << 30);

@@ -86,6 +86,91 @@ pub struct PathTarget {
     pub destroy_data: Option<String>,
     /// The I/O engine, unless a test names one.
     pub engine: Option<EngineChoice>,
+    /// The bench the drive sits in, when it is not this machine: an fio server that runs
+    /// its jobs (`fio --client`); `path` is then a path on the bench.
+    pub bench: Option<Bench>,
+}
+
+/// A test bench: a machine running `fio --server`, as `HOST[:PORT]` (port 8765, fio's,
+/// unless named; an IPv6 address in brackets).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(into = "String")]
+pub struct Bench {
+    /// Host name or address.
+    pub host: String,
+    /// TCP port of the fio server.
+    pub port: u16,
+}
+
+impl Bench {
+    /// fio's default server port.
+    pub const DEFAULT_PORT: u16 = 8765;
+
+    /// `host,port`, as `fio --client` takes it.
+    pub fn fio_client(&self) -> String {
+        format!("{},{}", self.host, self.port)
+    }
+}
+
+impl std::fmt::Display for Bench {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{}:{}", self.host, self.port)
+        }
+    }
+}
+
+impl From<Bench> for String {
+    fn from(b: Bench) -> String {
+        b.to_string()
+    }
+}
+
+impl std::str::FromStr for Bench {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Bench, String> {
+        let expected = || format!("expected HOST or HOST:PORT (an fio server), found {s:?}");
+        let (host, port) = if let Some(rest) = s.strip_prefix('[') {
+            let (host, after) = rest.split_once(']').ok_or_else(expected)?;
+            match after {
+                "" => (host, None),
+                p => (host, Some(p.strip_prefix(':').ok_or_else(expected)?)),
+            }
+        } else {
+            match s.split_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (s, None),
+            }
+        };
+        let bad_host = host.is_empty()
+            || host
+                .chars()
+                .any(|c| !(c.is_ascii_alphanumeric() || "-._:".contains(c)));
+        if bad_host {
+            return Err(expected());
+        }
+        let port = match port {
+            None => Bench::DEFAULT_PORT,
+            Some(p) => p
+                .parse::<u16>()
+                .ok()
+                .filter(|&p| p > 0)
+                .ok_or_else(expected)?,
+        };
+        Ok(Bench {
+            host: host.to_string(),
+            port,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Bench {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(D::Error::custom)
+    }
 }
 
 /// Parameters of a simulated drive.
@@ -381,6 +466,8 @@ struct RawDrive {
     #[serde(default)]
     engine: Option<EngineChoice>,
     #[serde(default)]
+    bench: Option<Bench>,
+    #[serde(default)]
     sim: Option<SimSpec>,
     #[serde(default)]
     ssd: Option<SsdSpec>,
@@ -397,6 +484,11 @@ impl<'de> Deserialize<'de> for DriveSpec {
                     "firmware: expected a revision without '/', '\\', '=' or control characters, found {fw:?}"
                 )));
             }
+        }
+        if raw.bench.is_some() && (raw.ssd.is_some() || raw.hdd.is_some() || raw.sim.is_some()) {
+            return Err(D::Error::custom(
+                "bench: expected only with a `path:` target (a simulated drive runs here)",
+            ));
         }
         if let Some(hdd) = raw.hdd.take() {
             if raw.path.is_some() || raw.sim.is_some() || raw.ssd.is_some() {
@@ -449,13 +541,18 @@ impl<'de> Deserialize<'de> for DriveSpec {
             return Ok(raw.into_spec(TargetSpec::Ssd(Box::new(ssd))));
         }
         let target = match (raw.path.take(), raw.sim.take()) {
-            (Some(path), None) => TargetSpec::Path(PathTarget {
-                path,
-                size: raw.size.map(|s| s.0),
-                overwrite: raw.overwrite,
-                destroy_data: raw.destroy_data.take(),
-                engine: raw.engine,
-            }),
+            (Some(path), None) => {
+                let p = PathTarget {
+                    path,
+                    size: raw.size.map(|s| s.0),
+                    overwrite: raw.overwrite,
+                    destroy_data: raw.destroy_data.take(),
+                    engine: raw.engine,
+                    bench: raw.bench.take(),
+                };
+                check_remote(&p).map_err(D::Error::custom)?;
+                TargetSpec::Path(p)
+            }
             (None, Some(sim)) => {
                 if raw.size.is_some()
                     || raw.overwrite
@@ -485,6 +582,33 @@ impl<'de> Deserialize<'de> for DriveSpec {
         };
         Ok(raw.into_spec(target))
     }
+}
+
+/// A drive on a bench: its path is the bench's (absolute), its size stated (roundup cannot
+/// look at the bench's files), and fio runs its jobs.
+fn check_remote(p: &PathTarget) -> Result<(), String> {
+    let Some(bench) = &p.bench else {
+        return Ok(());
+    };
+    if !p.path.is_absolute() {
+        return Err(format!(
+            "path: expected an absolute path on bench {bench}, found {:?}",
+            p.path.display().to_string()
+        ));
+    }
+    if p.size.is_none() {
+        return Err(format!(
+            "size: expected the size of {} on bench {bench} (roundup cannot look at a \
+             bench's files or devices)",
+            p.path.display()
+        ));
+    }
+    if p.engine.is_some_and(|e| e != EngineChoice::Fio) {
+        return Err(format!(
+            "engine: expected fio (or nothing) for a drive on bench {bench}: fio runs its jobs"
+        ));
+    }
+    Ok(())
 }
 
 impl RawDrive {

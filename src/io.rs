@@ -63,6 +63,9 @@ pub enum EngineChoice {
     IoUring,
     /// A thread per slot doing pread/pwrite.
     Psync,
+    /// fio runs the job (its job file written from the workload) and its per-I/O latency
+    /// logs become the samples: on this machine, or on the drive's bench (`fio --client`).
+    Fio,
 }
 
 impl EngineChoice {
@@ -72,6 +75,7 @@ impl EngineChoice {
             EngineChoice::Auto => "auto",
             EngineChoice::IoUring => "io_uring",
             EngineChoice::Psync => "psync",
+            EngineChoice::Fio => "fio",
         }
     }
 }
@@ -83,7 +87,10 @@ impl std::str::FromStr for EngineChoice {
             "auto" => Ok(EngineChoice::Auto),
             "io_uring" => Ok(EngineChoice::IoUring),
             "psync" => Ok(EngineChoice::Psync),
-            other => Err(format!("expected auto, io_uring or psync, found {other:?}")),
+            "fio" => Ok(EngineChoice::Fio),
+            other => Err(format!(
+                "expected auto, io_uring, psync or fio, found {other:?}"
+            )),
         }
     }
 }

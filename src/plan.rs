@@ -68,6 +68,63 @@ pub struct Plan {
     pub jobs: Vec<Job>,
 }
 
+/// Part `index` of `count` parts of a plan (`--shard K/N`): whole drives, the plan's
+/// drives dealt out in turn in id order, so a simulated drive's suites keep their state
+/// and the parts of one plan together run exactly its jobs, each once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// From 1.
+    pub index: u32,
+    /// How many parts.
+    pub count: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Shard, String> {
+        let expected = || format!("expected K/N with 1 ≤ K ≤ N (e.g. 2/3), found {s:?}");
+        let (k, n) = s.split_once('/').ok_or_else(expected)?;
+        let index: u32 = k.trim().parse().map_err(|_| expected())?;
+        let count: u32 = n.trim().parse().map_err(|_| expected())?;
+        if index == 0 || index > count {
+            return Err(expected());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl Plan {
+    /// The jobs of this plan that fall in `shard`: the drives (in plan order, which is id
+    /// order) dealt out one each to the parts in turn.
+    pub fn shard(self, shard: Shard) -> Plan {
+        let mut drives: Vec<&str> = Vec::new();
+        for j in &self.jobs {
+            if drives.last() != Some(&j.drive.as_str()) {
+                drives.push(&j.drive);
+            }
+        }
+        let mine: std::collections::BTreeSet<String> = drives
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k as u32 % shard.count == shard.index - 1)
+            .map(|(_, d)| d.to_string())
+            .collect();
+        Plan {
+            jobs: self
+                .jobs
+                .into_iter()
+                .filter(|j| mine.contains(&j.drive))
+                .collect(),
+        }
+    }
+}
+
 /// Expands the selected part of the lab into a plan.
 pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
     let mut errors = Vec::new();

@@ -317,7 +317,7 @@ fn write_trace(format: Format, reqs: &[TraceRequest]) -> String {
             };
             for r in reqs {
                 let t = if v3 {
-                    format!("{}.{:06} ", r.time_ns / 1_000_000, r.time_ns % 1_000_000)
+                    format!("{}.{:03} ", r.time_ns / 1_000, r.time_ns % 1_000)
                 } else {
                     String::new()
                 };
@@ -472,7 +472,7 @@ fn a_trace_survives_fio_iolog_and_parquet_round_trips() {
     let dir = tempfile::tempdir().unwrap();
     let parquet = dir.path().join("t.parquet");
     let file = Path::new("t.trace");
-    // The first import sets the times relative to the first request, in fio's milliseconds.
+    // The first import sets the times relative to the first request, in fio's microseconds.
     let strategy = requests(true).prop_map(|reqs| {
         let mut t = import(
             file,
@@ -481,7 +481,7 @@ fn a_trace_survives_fio_iolog_and_parquet_round_trips() {
         )
         .expect("a valid trace");
         for r in &mut t.requests {
-            r.time_ns = r.time_ns / 1_000_000 * 1_000_000;
+            r.time_ns = r.time_ns / 1_000 * 1_000;
         }
         t
     });

@@ -88,8 +88,13 @@ enum Command {
         #[arg(long)]
         resume: bool,
         /// The I/O engine for real drives, overriding suites and drive files.
-        #[arg(long, value_name = "auto|io_uring|psync")]
+        #[arg(long, value_name = "auto|io_uring|psync|fio")]
         engine: Option<EngineChoice>,
+        /// Run only part K of N of the plan (whole drives, dealt out in turn by id), so that
+        /// N machines running 1/N … N/N into their own results folders together run the
+        /// whole plan once; `roundup merge` brings the folders together.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<plan::Shard>,
         /// Allow write tests to destroy the data on the block device with this serial (or
         /// kernel name, for devices without one). Repeatable.
         #[arg(long = "destroy-data", value_name = "SERIAL")]
@@ -99,8 +104,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List the lab's drives and the block devices the kernel reports.
+    /// List the lab's drives, whether their benches answer, and the block devices the
+    /// kernel reports.
     Drives,
+    /// Merge results folders (the shards of a run, another bench's or lab's results) into
+    /// this lab's results/: jobs already there with the same content are skipped, a job
+    /// held with other content is an error naming both places unless `--prefer` says
+    /// which wins; every source is checked before anything is copied.
+    Merge {
+        /// Results folders to merge in.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// On a conflict, keep the job that finished last (`newer`) or the one from this
+        /// folder (a source, or the lab's results/).
+        #[arg(long, value_name = "newer|DIR")]
+        prefer: Option<String>,
+    },
     /// Work with block I/O traces (import, statistics, export).
     #[command(subcommand)]
     Trace(TraceCommand),
@@ -384,16 +403,19 @@ fn dispatch(cli: &Cli) -> Result<()> {
             compare,
         }) => commentary::accept(&cli.lab, page.as_deref(), slots, compare),
 
+        Command::Merge { dirs, prefer } => merge(&cli.lab, dirs, prefer.as_deref()),
         Command::Run {
             select,
             dry_run,
             resume,
             engine,
+            shard,
             destroy_data,
             json,
         } => run_command(
             &cli.lab,
             &select.selection(),
+            *shard,
             RunOptions {
                 resume: *resume,
                 engine: *engine,
@@ -477,11 +499,19 @@ fn serve(lab_dir: &Path, port: u16) -> Result<()> {
 fn run_command(
     lab_dir: &Path,
     selection: &Selection,
+    shard: Option<plan::Shard>,
     opts: RunOptions,
     report: RunReport,
 ) -> Result<()> {
     let lab = load(lab_dir)?;
-    let plan = plan::expand(&lab, selection)?;
+    let mut plan = plan::expand(&lab, selection)?;
+    if let Some(shard) = shard {
+        plan = plan.shard(shard);
+        info!(
+            "shard {shard}: {} of the plan",
+            Counted(plan.jobs.len(), "job")
+        );
+    }
     print_plan(&lab, &plan, &opts, report.dry_run)?;
     if report.dry_run {
         // What would stop the run before it starts, found without writing.
@@ -495,6 +525,44 @@ fn run_command(
         return Ok(());
     }
     run_plan(&lab, &plan, &opts, report.json)
+}
+
+/// `roundup merge DIR...`: results folders into the lab's results/.
+fn merge(lab_dir: &Path, dirs: &[PathBuf], prefer: Option<&str>) -> Result<()> {
+    use roundup::store::merge::{self, Prefer};
+    let lab = load(lab_dir)?;
+    let results = lab.results_dir();
+    let prefer = prefer.map(|p| match p {
+        "newer" => Prefer::Newer,
+        dir => Prefer::Dir(PathBuf::from(dir)),
+    });
+    if let Some(Prefer::Dir(d)) = &prefer {
+        let known = dirs.iter().any(|s| s == d) || d == &results;
+        if !known {
+            bail!(
+                "--prefer: expected newer, the lab's results folder or one of the folders to \
+                 merge, found {}",
+                d.display()
+            );
+        }
+    }
+    std::fs::create_dir_all(&results).with_context(|| results.display().to_string())?;
+    let report = merge::merge(&results, dirs, prefer.as_ref())?;
+    for job in &report.added {
+        info!("added     {job}");
+    }
+    for job in &report.replaced {
+        info!("replaced  {job}");
+    }
+    outln!(
+        "merge: {} added, {} replaced, {} already there, {} kept as they were; results in {}",
+        report.added.len(),
+        report.replaced.len(),
+        report.identical,
+        report.kept,
+        results.display()
+    );
+    Ok(())
 }
 
 /// `roundup demo`: the demo suite on every drive, then the site.

@@ -186,7 +186,10 @@ pub(super) fn drives(lab_dir: &Path) -> Result<()> {
                 TargetSpec::Sim(_) => "simulated".to_string(),
                 TargetSpec::Ssd(_) => "simulated SSD".to_string(),
                 TargetSpec::Hdd(_) => "simulated hard disk".to_string(),
-                TargetSpec::Path(p) => p.path.display().to_string(),
+                TargetSpec::Path(p) => match &p.bench {
+                    Some(b) => format!("{} on bench {b}", p.path.display()),
+                    None => p.path.display().to_string(),
+                },
             };
             let firmware = s.firmware.as_deref().unwrap_or("(from device)");
             [id.clone(), s.display_name(), firmware.to_string(), target]
@@ -196,6 +199,24 @@ pub(super) fn drives(lab_dir: &Path) -> Result<()> {
     let (w0, w1, w2) = (width(0), width(1), width(2));
     for [id, name, firmware, target] in &rows {
         outln!("  {id:<w0$}  {name:<w1$}  firmware {firmware:<w2$}  {target}");
+    }
+    // Each bench once: does its fio server answer, and which fio is it?
+    let benches: std::collections::BTreeSet<&roundup::drive::Bench> = lab
+        .drives
+        .values()
+        .filter_map(|d| match &d.spec.target {
+            TargetSpec::Path(p) => p.bench.as_ref(),
+            _ => None,
+        })
+        .collect();
+    if !benches.is_empty() {
+        outln!("benches:");
+    }
+    for b in benches {
+        match roundup::target::fio::bench_version(b) {
+            Ok(v) => outln!("  {b:<24} answers, {}", v.text),
+            Err(e) => outln!("  {b:<24} does not answer: {e}"),
+        }
     }
     let found = device::inventory();
     outln!("block devices:");

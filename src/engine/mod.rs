@@ -2,6 +2,7 @@
 //! each I/O at submit and completion on the target's clock, drops the warm-up, and hands
 //! every measured I/O to a [`SampleSink`] as one raw [`Sample`].
 
+pub mod fio;
 pub mod steady;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -175,8 +176,22 @@ pub struct Reporting<'a, 's> {
 pub struct Ran {
     /// What the engine measured beyond the samples.
     pub outcome: Outcome,
-    /// `io_uring`, `psync` or the simulation model.
+    /// `io_uring`, `psync`, `fio` or the simulation model.
     pub engine: &'static str,
+    /// Files the engine's own tool wrote, kept in the job's folder (fio's JSON output and
+    /// job file).
+    pub kept: Vec<KeptFile>,
+    /// What the manifest records beyond the figures (fio's version, the bench).
+    pub extra: std::collections::BTreeMap<String, String>,
+}
+
+/// A file an engine's tool wrote, kept beside the samples.
+#[derive(Debug, Clone)]
+pub struct KeptFile {
+    /// Its name in the job's folder.
+    pub name: &'static str,
+    /// Its content.
+    pub bytes: Vec<u8>,
 }
 
 /// Runs one job on `target` in the job's [`shape`].
@@ -193,6 +208,14 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
         progress,
         stop,
     } = *report;
+    // fio runs a job when asked, and always on a bench (the only way to reach it).
+    if let Some(file) = target
+        .fio_file()
+        .filter(|f| engine == EngineChoice::Fio || f.bench.is_some())
+    {
+        let block = target.info().logical_block as u64;
+        return fio::run(job, &file, block, report);
+    }
     let shape = shape(w, target);
     let block = target.info().logical_block as u64;
     let needs_data = target.needs_data() && w.operation.writes();
@@ -264,6 +287,8 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     Ok(Ran {
         outcome: out,
         engine: engine_used,
+        kept: Vec::new(),
+        extra: Default::default(),
     })
 }
 

@@ -99,6 +99,10 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// Results folders that cannot be merged as they are (conflicting jobs, damaged files),
+    /// one line each; nothing was copied.
+    #[error("{}\nnothing was merged", .0.join("\n"))]
+    Merge(Vec<String>),
     /// Rendering the site failed.
     #[error("render: {0}")]
     Render(#[from] RenderError),

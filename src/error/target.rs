@@ -125,6 +125,22 @@ pub enum TargetError {
     /// A simulated drive that cannot go on (its model ran out of a resource).
     #[error("{0}")]
     Model(String),
+    /// fio is missing, too old, or answers with something roundup cannot use.
+    #[error("{where_}: {message}")]
+    Fio {
+        /// `fio on this machine` or `bench HOST:PORT`.
+        where_: String,
+        /// What went wrong, with fio's own words where it said any.
+        message: String,
+    },
+    /// A bench (an fio server) that does not answer, or stopped answering mid-job.
+    #[error("bench {bench}: {message}")]
+    Bench {
+        /// `HOST:PORT`.
+        bench: String,
+        /// What fio's client said.
+        message: String,
+    },
     /// A fault of roundup's own (an engine or queue in a state it should never reach).
     #[error("{0}")]
     Internal(&'static str),

@@ -97,6 +97,9 @@ pub(crate) fn run_job(ctx: &RunContext, drive: &mut DriveRun, planned: &JobToRun
     // half-way loses nothing.
     store::invalidate(&dir)?;
     let (rows, samples_sha256) = writer.finish()?;
+    for kept in &ran.kept {
+        store::write_atomic(&dir.join(kept.name), &kept.bytes)?;
+    }
     let measured = Measured {
         ran,
         engine,
@@ -169,7 +172,7 @@ fn manifest(ctx: &RunContext, drive: &DriveRun, planned: &JobToRun, m: Measured)
         outcome: m.ran.outcome,
         samples_rows: m.rows,
         samples_sha256: m.samples_sha256,
-        extra: Default::default(),
+        extra: m.ran.extra,
     }
 }
 

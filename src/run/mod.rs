@@ -1,6 +1,7 @@
 //! Running a plan: open and check every target first (nothing runs until all jobs fit their
-//! drives), then run each drive's jobs in plan order: real drives one after another, then
-//! simulated drives in parallel (rayon). Each job streams its samples to the store.
+//! drives), then run each drive's jobs in plan order: real drives one after another (each
+//! bench's too, the benches at once beside this machine's), then simulated drives in
+//! parallel (rayon). Each job streams its samples to the store.
 //!
 //! A simulated drive starts every suite from the state its drive file describes, and runs
 //! the suite's jobs before the ones to store even when they are not stored (the plan's

@@ -1,6 +1,7 @@
 //! What a run does with each job of a drive ([`Action`]: store, keep, run for the state),
-//! the plan hashes `--resume` compares, and the order drives run in: real drives one at a
-//! time, then simulated drives in parallel, busiest first.
+//! the plan hashes `--resume` compares, and the order drives run in: this machine's real
+//! drives one at a time while each bench runs its own one at a time, then simulated drives
+//! in parallel, busiest first.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use crate::config::{sha256_hex, Loaded};
-use crate::drive::{DriveSpec, TargetSpec};
+use crate::drive::{Bench, DriveSpec, PathTarget, TargetSpec};
 use crate::error::{Error, Result};
 use crate::io::EngineChoice;
 use crate::lab::Lab;
@@ -403,7 +404,8 @@ impl<'a> DriveRun<'a> {
     }
 }
 
-/// Runs every drive's jobs: real drives alone (no simulation competing for the CPU), then
+/// Runs every drive's jobs: real drives alone (no simulation competing for the CPU), those
+/// of each bench one after another while the benches and this machine run at once, then
 /// simulations in parallel, the busiest first (longest-processing-time order: a fast drive
 /// simulates more I/Os in the same virtual time), each worker taking the next drive as it
 /// finishes one.
@@ -416,9 +418,31 @@ pub(crate) fn run_drives(ctx: &RunContext, drives: Vec<DriveRun>) -> Result<RunS
     let (mut sims, reals): (Vec<DriveRun>, Vec<DriveRun>) = drives
         .into_iter()
         .partition(|d| d.drive.spec.target.simulated());
+    // A bench's drives one at a time (its fio server runs one job at a time, as a bench's
+    // drives share its bus), the benches at once beside this machine's drives.
+    let mut benches: BTreeMap<Bench, Vec<DriveRun>> = BTreeMap::new();
+    let mut here = Vec::new();
     for drive in reals {
-        drive.run(ctx, &shared);
+        match &drive.drive.spec.target {
+            TargetSpec::Path(PathTarget {
+                bench: Some(bench), ..
+            }) => benches.entry(bench.clone()).or_default().push(drive),
+            _ => here.push(drive),
+        }
     }
+    std::thread::scope(|scope| {
+        for drives in benches.into_values() {
+            let shared = &shared;
+            scope.spawn(move || {
+                for drive in drives {
+                    drive.run(ctx, shared);
+                }
+            });
+        }
+        for drive in here {
+            drive.run(ctx, &shared);
+        }
+    });
     sims.sort_by(|a, b| {
         sim_rate(&b.drive.spec.target)
             .total_cmp(&sim_rate(&a.drive.spec.target))

@@ -7,6 +7,7 @@
 //! written last, so a job is complete exactly when its manifest exists.
 
 mod manifest;
+pub mod merge;
 mod writer;
 
 pub use manifest::{

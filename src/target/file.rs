@@ -291,6 +291,14 @@ impl Target for FileTarget {
         true
     }
 
+    fn fio_file(&self) -> Option<super::FioFile> {
+        Some(super::FioFile {
+            filename: self.info.path.clone().unwrap_or_default(),
+            bench: None,
+            kind: self.info.kind,
+        })
+    }
+
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
         discard_range(&self.file, offset, len).map_err(|e| {
             Error::Target(TargetError::Os {
@@ -313,6 +321,12 @@ impl Target for FileTarget {
         for _ in 0..threads {
             let uring = match engine {
                 EngineChoice::Psync => None,
+                // The engine hands a job to fio before it asks for queues.
+                EngineChoice::Fio => {
+                    return Err(Error::Target(TargetError::Internal(
+                        "queues asked of a file target for a job fio runs",
+                    )))
+                }
                 EngineChoice::Auto => {
                     UringQueue::new(self.file.clone(), depth, origin, name.clone()).ok()
                 }

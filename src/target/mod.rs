@@ -5,7 +5,9 @@
 mod buffer;
 pub mod device;
 mod file;
+pub mod fio;
 pub mod hdd;
+mod remote;
 pub mod sim;
 pub mod ssd;
 mod striped;
@@ -20,9 +22,10 @@ use serde::{Deserialize, Serialize};
 pub use crate::error::TargetError;
 pub use buffer::AlignedBuf;
 pub use file::FileTarget;
+pub use remote::RemoteTarget;
 pub use sim::SimpleSim;
 
-use crate::drive::{DriveSpec, TargetSpec};
+use crate::drive::{Bench, DriveSpec, TargetSpec};
 use crate::error::Result;
 use crate::io::EngineChoice;
 use crate::io::{Command, IoRequest};
@@ -147,6 +150,43 @@ pub trait Target: Send {
         depth: u32,
         engine: EngineChoice,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>>;
+    /// The target as fio addresses it, for `engine: fio`: a file or device, here or on a
+    /// bench. None for a simulated drive (its model is its own engine).
+    fn fio_file(&self) -> Option<FioFile> {
+        None
+    }
+}
+
+/// A file or block device as fio reaches it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FioFile {
+    /// The path, on this machine or on the bench.
+    pub filename: String,
+    /// The bench that runs fio on it; none for this machine.
+    pub bench: Option<Bench>,
+    /// File or block device.
+    pub kind: TargetKind,
+}
+
+impl FioFile {
+    /// The path as a job file's `filename=` takes it (fio splits file names at `:`).
+    pub fn escaped(&self) -> String {
+        self.filename.replace(':', "\\:")
+    }
+
+    /// A job file that discards `len` bytes from `offset`: a punched hole in a file (fio's
+    /// `falloc` engine), a discard on a block device.
+    pub fn trim_job(&self, offset: u64, len: u64) -> String {
+        let engine = match self.kind {
+            TargetKind::BlockDevice => "psync",
+            _ => "falloc",
+        };
+        let bs = len.clamp(4096, 64 << 20);
+        format!(
+            "[purge]\nfilename={}\nioengine={engine}\nrw=trim\noffset={offset}\nsize={len}\nbs={bs}\n",
+            self.escaped()
+        )
+    }
 }
 
 /// Opens the target of a drive. `writes` says whether the planned jobs write, so that the
@@ -165,13 +205,16 @@ pub fn open(
         }
         TargetSpec::Ssd(ssd) => Ok(Box::new(ssd::SsdSim::new(spec, ssd)?)),
         TargetSpec::Hdd(hdd) => Ok(Box::new(hdd::HddSim::new(spec, hdd)?)),
-        TargetSpec::Path(p) => Ok(Box::new(FileTarget::open(
-            &spec.id.0,
-            &target_path(p, lab_root),
-            p,
-            writes,
-            destroy,
-        )?)),
+        TargetSpec::Path(p) => match &p.bench {
+            Some(bench) => Ok(Box::new(RemoteTarget::new(spec, p, bench, writes)?)),
+            None => Ok(Box::new(FileTarget::open(
+                &spec.id.0,
+                &target_path(p, lab_root),
+                p,
+                writes,
+                destroy,
+            )?)),
+        },
     }
 }
 
@@ -195,10 +238,15 @@ pub fn probe(
     destroy: &[String],
 ) -> Result<(TargetInfo, Option<Box<dyn Target>>)> {
     match &spec.target {
-        TargetSpec::Path(p) => {
-            FileTarget::probe(&spec.id.0, &target_path(p, lab_root), p, writes, destroy)
-                .map(|info| (info, None))
-        }
+        TargetSpec::Path(p) => match &p.bench {
+            Some(bench) => {
+                let target = RemoteTarget::new(spec, p, bench, writes)?;
+                fio::bench_version(bench)?;
+                Ok((target.info().clone(), None))
+            }
+            None => FileTarget::probe(&spec.id.0, &target_path(p, lab_root), p, writes, destroy)
+                .map(|info| (info, None)),
+        },
         _ => open(spec, lab_root, writes, destroy).map(|t| (t.info().clone(), Some(t))),
     }
 }

@@ -124,15 +124,15 @@ pub struct TraceDevice {
 
 impl Trace {
     /// The trace in fio's iolog version 3 format, replaying on `device`: times in
-    /// milliseconds; trims become `trim`, flushes `sync`.
+    /// microseconds (as fio writes and reads them); trims become `trim`, flushes `sync`.
     pub fn to_fio_iolog(&self, device: &str) -> String {
         let mut out = String::with_capacity(self.requests.len() * 40 + 64);
         out.push_str("fio version 3 iolog\n");
         out.push_str(&format!("0 {device} add\n0 {device} open\n"));
         let mut last = 0;
         for r in &self.requests {
-            let ms = r.time_ns / 1_000_000;
-            last = last.max(ms);
+            let us = r.time_ns / 1_000;
+            last = last.max(us);
             let action = match r.op {
                 TraceOp::Read => "read",
                 TraceOp::Write => "write",
@@ -140,9 +140,9 @@ impl Trace {
                 TraceOp::Flush => "sync",
             };
             if r.op == TraceOp::Flush {
-                out.push_str(&format!("{ms} {device} {action}\n"));
+                out.push_str(&format!("{us} {device} {action}\n"));
             } else {
-                out.push_str(&format!("{ms} {device} {action} {} {}\n", r.offset, r.len));
+                out.push_str(&format!("{us} {device} {action} {} {}\n", r.offset, r.len));
             }
         }
         out.push_str(&format!("{last} {device} close\n"));

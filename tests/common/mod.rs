@@ -158,8 +158,9 @@ pub fn read_parquet(path: &Path) -> polars::prelude::DataFrame {
 /// A fio iolog (version 3) trace of file `t`: one line per `(ms, action, offset, length)`.
 pub fn fio_log(lines: impl IntoIterator<Item = (u64, &'static str, u64, u64)>) -> String {
     let mut log = String::from("fio version 3 iolog\n0 t add\n0 t open\n");
+    // fio's version 3 times are microseconds.
     for (ms, action, offset, len) in lines {
-        log += &format!("{ms} t {action} {offset} {len}\n");
+        log += &format!("{} t {action} {offset} {len}\n", ms * 1000);
     }
     log
 }

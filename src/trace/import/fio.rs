@@ -1,5 +1,5 @@
 //! fio iolog versions 2 and 3: `[timestamp] filename action [offset length]`, the
-//! version on the first line; version 3 times in ms.
+//! version on the first line; version 3 times in µs (as fio writes and reads them).
 
 use crate::error::Result;
 use crate::trace::TraceOp;
@@ -25,7 +25,7 @@ impl TextFormat for FioLog {
             let parsed = (|| {
                 let (t, rest) = if v3 {
                     let t = f.first().ok_or("expected a timestamp")?;
-                    (decimal_ns(t, 1_000_000)?, &f[1..])
+                    (decimal_ns(t, 1_000)?, &f[1..])
                 } else {
                     (0, &f[..])
                 };

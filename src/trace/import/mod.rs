@@ -551,7 +551,7 @@ mod tests {
         assert_eq!(t.requests.len(), 2);
         assert_eq!(
             (t.requests[1].op, t.requests[1].time_ns),
-            (TraceOp::Trim, 2_000_000)
+            (TraceOp::Trim, 2_000)
         );
         let again = imp(&t.to_fio_iolog("/dev/sdb")).unwrap();
         assert_eq!(

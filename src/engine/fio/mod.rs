@@ -1,0 +1,153 @@
+//! `engine: fio`: fio runs the job, here or on the drive's bench, and its per-I/O latency
+//! logs become the job's samples. The job file is written from the workload
+//! ([`jobfile`]); the logs are read ([`log`]) and checked against fio's own JSON figures
+//! ([`report`]): a log that lost entries is an error, not a thinner sample. fio's JSON
+//! output and the job file are kept in the job's folder, its version in the manifest.
+
+pub mod jobfile;
+pub mod log;
+pub mod report;
+
+use std::collections::BTreeMap;
+
+use crate::error::{Result, TargetError};
+use crate::io::Command;
+use crate::target::{fio, FioFile};
+use crate::trace::Trace;
+use crate::workload::{IoSource, ReplaySpec, TraceSource};
+
+use super::{EngineJob, KeptFile, Outcome, Ran, Reporting, Tick};
+
+/// A replay's requests as fio's iolog (version 3): the trace placed on the span as
+/// roundup's own engine places it (aligned to `block`, moved into the span as the test's
+/// `remap` says), trims and flushes between them, times in µs (scaled for a timed replay;
+/// fio ignores them with `replay_no_stall`).
+fn iolog(
+    trace: &Trace,
+    spec: &ReplaySpec,
+    span: u64,
+    block: u64,
+    file: &FioFile,
+) -> std::result::Result<String, String> {
+    use std::fmt::Write as _;
+    let name = &file.filename;
+    if name.chars().any(char::is_whitespace) {
+        return Err(format!(
+            "fio's iolog cannot name a file with spaces ({name:?}); replay through io_uring"
+        ));
+    }
+    let mut source = TraceSource::new(&trace.requests, spec, span, block);
+    let mut out = format!("fio version 3 iolog\n0 {name} add\n0 {name} open\n");
+    let mut us = 0;
+    loop {
+        if let Some(ns) = source.next_deadline() {
+            us = us.max(ns / 1_000);
+        }
+        while let Some(cmd) = source.next_command() {
+            let _ = match cmd {
+                Command::Trim { offset, len } => writeln!(out, "{us} {name} trim {offset} {len}"),
+                Command::Flush => writeln!(out, "{us} {name} sync"),
+            };
+        }
+        let Some(r) = source.next_request() else {
+            break;
+        };
+        let _ = writeln!(out, "{us} {name} {} {} {}", r.op.word(), r.offset, r.len);
+    }
+    let _ = writeln!(out, "{us} {name} close");
+    Ok(out)
+}
+
+/// Runs `job` with fio on `file` (here, or on its bench); `block` is the target's logical
+/// block, to which a replay's requests are aligned.
+pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> Result<Ran> {
+    let bench = file.bench.as_ref();
+    let where_ = fio::place(bench);
+    let fail = |message: String| -> crate::error::Error {
+        TargetError::Fio {
+            where_: where_.clone(),
+            message,
+        }
+        .into()
+    };
+    let scratch = fio::ScratchDir::new("job")?;
+    let iolog = match (job.trace, &job.workload.replay) {
+        (Some(trace), Some(spec)) => {
+            let text = iolog(trace, spec, job.span, block, file).map_err(&fail)?;
+            let path = scratch.path.join("replay.iolog");
+            std::fs::write(&path, text).map_err(|e| crate::error::Error::io(&path, e))?;
+            Some(path)
+        }
+        (None, Some(_)) => return Err(fail("a replay without its trace".into())),
+        _ => None,
+    };
+    let text = jobfile::job_file(&jobfile::JobFileSpec {
+        workload: job.workload,
+        span: job.span,
+        seed: job.seed,
+        file,
+        logs: &scratch.path,
+        iolog: iolog.as_deref(),
+    })
+    .map_err(&fail)?;
+    (report.progress)(Tick {
+        done: 0.0,
+        ios: 0,
+        measured_s: 0.0,
+    });
+    let json = fio::run(&scratch.path, &text, bench, report.stop)?;
+    let figures = report::read(&json, jobfile::MEASURED).map_err(&fail)?;
+    let paths = fio::latency_logs(&scratch.path, jobfile::LOG_PREFIX)?;
+    let logs = paths
+        .iter()
+        .map(|p| log::read_log(p))
+        .collect::<Result<Vec<_>>>()?;
+    let logged: u64 = logs.iter().map(|l| l.len() as u64).sum();
+    if logged != figures.latencies {
+        return Err(fail(format!(
+            "fio's latency logs hold {logged} I/Os but its JSON output counts {}: the logs \
+             are incomplete",
+            figures.latencies
+        )));
+    }
+    let origin = log::origin_ns(&logs);
+    let mut out = Outcome::default();
+    let mut first = u64::MAX;
+    for (t, entries) in logs.iter().enumerate() {
+        let samples = log::samples(entries, origin);
+        let mut sink = (report.sink)(t as u32);
+        for s in samples {
+            first = first.min(s.submit_ns);
+            out.end_ns = out.end_ns.max(s.submit_ns + s.latency_ns);
+            out.ios += 1;
+            out.bytes += s.len as u64;
+            sink.push(s);
+        }
+    }
+    out.measured_ns = out.end_ns.saturating_sub(first.min(out.end_ns));
+    (report.progress)(Tick {
+        done: 1.0,
+        ios: out.ios,
+        measured_s: out.measured_ns as f64 / 1e9,
+    });
+    let mut extra = BTreeMap::new();
+    extra.insert("fio_version".to_string(), figures.version.clone());
+    if let Some(b) = bench {
+        extra.insert("bench".to_string(), b.to_string());
+    }
+    Ok(Ran {
+        outcome: out,
+        engine: "fio",
+        kept: vec![
+            KeptFile {
+                name: fio::OUTPUT,
+                bytes: json.into_bytes(),
+            },
+            KeptFile {
+                name: fio::JOB_FILE,
+                bytes: text.into_bytes(),
+            },
+        ],
+        extra,
+    })
+}
