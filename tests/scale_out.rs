@@ -68,12 +68,39 @@ fn fio_engine_figures_equal_fios_own_and_agree_with_io_uring() {
         return;
     }
     let lab = TestLab::new();
-    lab.write("suites/f.yaml", FIO_SUITE);
+    // A replay too: 2,000 reads and writes of 4 to 16 KiB, as fast as possible (fio's
+    // read_iolog with the trace placed on the span).
+    let trace = common::fio_log((0..2000u64).map(|i| {
+        let op = if i % 3 == 0 { "write" } else { "read" };
+        (i / 100, op, (i * 7919 % 4000) * 4096, 4096 << (i % 3))
+    }));
+    lab.write("traces/t.log", &trace);
+    lab.write(
+        "suites/f.yaml",
+        &format!("{FIO_SUITE}  - {{id: replay, title: Replay, kind: replay, trace: traces/t.log, queue_depth: 4, span: 32MiB, metric: iops}}\n"),
+    );
     file_drive(&lab, "by-fio", "engine: fio\n");
     file_drive(&lab, "by-uring", "engine: io_uring\n");
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
     let rows = summary(&lab);
+    // The replay went through fio's read_iolog: fio counts the latency of all but the
+    // first few I/Os, and every one it counted is a sample.
+    let replay = job_dir(&lab, "by-fio", "replay");
+    assert!(fs::read_to_string(replay.join("job.fio"))
+        .unwrap()
+        .contains("read_iolog="));
+    let fio: serde_json::Value =
+        serde_json::from_slice(&fs::read(replay.join("fio.json")).unwrap()).unwrap();
+    let counted: f64 = ["read", "write"]
+        .iter()
+        .map(|d| f(&fio["jobs"][0][d]["lat_ns"]["N"]))
+        .sum();
+    let ios = f(&row(&rows, "by-fio", "replay")["ios"]);
+    eprintln!("replay: {ios} samples, fio counted {counted}, the trace has 2000");
+    assert_eq!(ios, counted);
+    assert!((1996.0..=2000.0).contains(&ios), "{ios}");
+    assert_eq!(f(&row(&rows, "by-uring", "replay")["ios"]), 2000.0);
     for test in ["random-write-4k", "mixed"] {
         let dir = job_dir(&lab, "by-fio", test);
         let m: serde_json::Value =
@@ -607,6 +634,14 @@ fn merge_refuses_conflicts_and_damaged_files_and_copies_nothing() {
         "{}",
         stdout(&out)
     );
+    // --prefer newer: of two sources, the one run last.
+    let c = make(10);
+    let rc = c.path().join("results").display().to_string();
+    let newer = TestLab::new();
+    newer.write("suites/tiny.yaml", TINY_SUITE);
+    let out = newer.roundup(&["merge", &ra, &rc, "--prefer", "newer"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    same_tree(&c.path().join("results"), &newer.path().join("results"));
     // A truncated samples file in a source: refused with its name, nothing copied.
     let damaged = make(9);
     let samples = files(&damaged.path().join("results"))
