@@ -98,8 +98,22 @@ pub fn local_version() -> Result<FioVersion> {
 }
 
 /// Whether `bench` answers, and its fio's version: a job of a few I/Os on fio's `null`
-/// engine, which touches no file.
+/// engine, which touches no file. A bench that answered is asked once per process (each
+/// question costs fio's client about a second).
 pub fn bench_version(bench: &Bench) -> Result<FioVersion> {
+    static ANSWERED: std::sync::Mutex<std::collections::BTreeMap<Bench, FioVersion>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    if let Some(v) = ANSWERED.lock().ok().and_then(|m| m.get(bench).cloned()) {
+        return Ok(v);
+    }
+    let v = ask_version(bench)?;
+    if let Ok(mut m) = ANSWERED.lock() {
+        m.insert(bench.clone(), v.clone());
+    }
+    Ok(v)
+}
+
+fn ask_version(bench: &Bench) -> Result<FioVersion> {
     local_version()?;
     let dir = ScratchDir::new("probe")?;
     let job = "[probe]\nioengine=null\nsize=1m\nbs=4k\nrw=read\n";
