@@ -118,7 +118,7 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         "Alpha's own latency-over-time chart does not show Beta and is not rewritten: {written}"
     );
     assert!(
-        written.contains("88 files written, 22 unchanged"),
+        written.contains("89 files written, 24 unchanged"),
         "{written}"
     );
     let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();

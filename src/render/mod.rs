@@ -6,6 +6,7 @@ pub mod chart;
 mod compare;
 mod context;
 mod draft;
+mod explore;
 mod format;
 mod output;
 mod pairs;
@@ -86,9 +87,18 @@ pub fn slot_plans(lab: &Lab, opts: &Options) -> Result<BTreeMap<String, Vec<Slot
 pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
     let tera = templates(lab)?;
     let Site {
-        pages, mut report, ..
+        pages,
+        mut report,
+        explore_data,
+        ..
     } = Site::build(lab, opts)?;
     let site = lab.site_dir();
+    put(
+        &site,
+        explore::DATA_FILE,
+        explore_data.as_bytes(),
+        &mut report,
+    )?;
     for p in &pages {
         write_page(&tera, p.template, &p.ctx, &site, &p.id, &mut report)?;
     }

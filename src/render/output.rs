@@ -23,6 +23,7 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/firmware.html"),
     ),
     ("compare.html", include_str!("../../templates/compare.html")),
+    ("explore.html", include_str!("../../templates/explore.html")),
     (
         "leaderboard.html",
         include_str!("../../templates/leaderboard.html"),
@@ -34,6 +35,10 @@ pub(super) const STATIC: &[(&str, &[u8])] = &[
     (
         "style.css",
         include_bytes!("../../templates/static/style.css"),
+    ),
+    (
+        "explore.js",
+        include_bytes!("../../templates/static/explore.js"),
     ),
     (
         "fonts/DejaVuSans.ttf",

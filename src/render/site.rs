@@ -39,6 +39,8 @@ pub(super) struct Site<'a> {
     figures: Vec<TestFigures>,
     pub(super) report: Report,
     pub(super) pages: Vec<PageOut>,
+    /// The explorer's data (`explore-data.js`).
+    pub(super) explore_data: String,
 }
 
 impl<'a> Site<'a> {
@@ -62,6 +64,7 @@ impl<'a> Site<'a> {
                 ..Report::default()
             },
             pages: vec![],
+            explore_data: String::new(),
         };
         let suites = site.suites();
         let drives = site.drives();
@@ -79,6 +82,7 @@ impl<'a> Site<'a> {
         ctx.insert("runs", &site.latest_runs(&drives));
         ctx.insert("problems", &site.report.problems);
         site.page("index".into(), "index.html", ctx, vec![]);
+        site.explore_page(&suites);
         site.report_orphans();
         Ok(site)
     }
@@ -458,6 +462,20 @@ impl<'a> Site<'a> {
             self.page(page, "leaderboard.html", ctx, charts);
         }
         Ok(links)
+    }
+
+    /// The results explorer: its page, and its data (every drive and firmware on every
+    /// test, the leaderboards' figures).
+    fn explore_page(&mut self, suites: &BTreeMap<String, SuiteLink>) {
+        let boards = analysis::leaderboard(&self.summaries, &self.order);
+        let titles = suites
+            .iter()
+            .map(|(n, s)| (n.clone(), s.title.clone()))
+            .collect();
+        self.explore_data = super::explore::data(self.lab, &boards, &self.current, &titles);
+        let mut ctx = self.context("explore");
+        ctx.insert("data_file", super::explore::DATA_FILE);
+        self.page("explore".into(), "explore.html", ctx, vec![]);
     }
 
     /// The latest runs on real drives: each drive, firmware and suite with results, the day

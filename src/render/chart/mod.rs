@@ -82,6 +82,26 @@ fn text_width(text: &str, size: f64, bold: bool) -> i32 {
         .unwrap_or(0)
 }
 
+/// Each character's advance in the bundled font, regular and bold, per pixel of font size,
+/// as [`text_width`] measures it: the explorer (templates/static/explore.js) measures its
+/// labels with these, so that its charts fit their texts exactly as the static ones do.
+pub fn advances(
+    chars: &std::collections::BTreeSet<char>,
+) -> [std::collections::BTreeMap<String, f64>; 2] {
+    fonts();
+    [false, true].map(|bold| {
+        chars
+            .iter()
+            .map(|c| {
+                (
+                    c.to_string(),
+                    text_width(&c.to_string(), 10_000.0, bold) as f64 / 10_000.0,
+                )
+            })
+            .collect()
+    })
+}
+
 /// `text` as it fits in `room` pixels: at `size`; else at the largest size down to `min`
 /// (in half pixels) at which it fits; else at `min`, cut short with an ellipsis (a chart's
 /// `<title>` and its page keep it whole).
