@@ -25,6 +25,10 @@ pub struct DriveSpec {
     pub firmware: Option<String>,
     /// Host interface, e.g. `SATA 3Gb/s`.
     pub interface: Option<String>,
+    /// The NAND, e.g. `34 nm MLC`, as the explorer's filter shows it. Descriptive only: not
+    /// part of what a job's results depend on (the plan hash).
+    #[serde(skip_serializing)]
+    pub nand: Option<String>,
     /// How roundup reaches the drive.
     pub target: TargetSpec,
 }
@@ -456,6 +460,8 @@ struct RawDrive {
     #[serde(default)]
     interface: Option<String>,
     #[serde(default)]
+    nand: Option<String>,
+    #[serde(default)]
     path: Option<PathBuf>,
     #[serde(default)]
     size: Option<Size>,
@@ -622,6 +628,7 @@ impl RawDrive {
             controller: self.controller,
             firmware: self.firmware,
             interface: self.interface,
+            nand: self.nand,
             target,
         }
     }

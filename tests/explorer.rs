@@ -11,12 +11,18 @@ use std::process::Command;
 use common::{stderr, stdout, TestLab, SIM_DRIVE, TINY_SUITE};
 
 fn drive(lab: &TestLab, id: &str, model: &str, controller: &str) {
-    let text = SIM_DRIVE
-        .replace("{id}", id)
-        .replace("{model}", model)
-        .replace("{fw}", "F1")
-        .replace("{units}", "4")
-        .replace("controller: Acme C1", &format!("controller: {controller}"));
+    let nand = if id == "gamma" {
+        "nand: 25 nm MLC\n"
+    } else {
+        ""
+    };
+    let text = nand.to_string()
+        + &SIM_DRIVE
+            .replace("{id}", id)
+            .replace("{model}", model)
+            .replace("{fw}", "F1")
+            .replace("{units}", "4")
+            .replace("controller: Acme C1", &format!("controller: {controller}"));
     lab.write(&format!("drives/{id}.yaml"), &text);
 }
 
@@ -115,6 +121,7 @@ fn the_explorer_compares_any_drives_on_any_test_in_a_real_browser() {
         "charts": charts,
         "drives": drives,
         "controller": "Acme C1",
+        "nand": "25 nm MLC",
         "first_key": "alpha",
         "current": ["alpha", "beta", "evil", "gamma"],
         "static_chart": "charts/suites/tiny/random-write-4k.data-compressible.svg",

@@ -26,6 +26,8 @@ struct Drive {
     current: bool,
     controller: String,
     interface: String,
+    /// The NAND, where the drive file says it.
+    nand: String,
     /// Capacity in decimal GB.
     capacity_gb: f64,
     /// The capacity class the picker filters by.
@@ -108,6 +110,7 @@ pub(super) fn data(
                     current: current.get(&b.drive) == Some(&b.firmware),
                     controller: spec.and_then(|s| s.controller.clone()).unwrap_or_default(),
                     interface: spec.and_then(|s| s.interface.clone()).unwrap_or_default(),
+                    nand: spec.and_then(|s| s.nand.clone()).unwrap_or_default(),
                     capacity_gb: gb,
                     class: class(gb),
                 }

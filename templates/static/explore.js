@@ -60,7 +60,7 @@
 
   const drives = new Map(DATA.drives.map((d) => [d.key, d]));
   const tests = new Map(DATA.tests.map((t) => [t.key, t]));
-  const state = { drives: [], tests: [], controller: "", interface: "", class: "", q: "", tq: "", filter: "", sort: "", dir: "" };
+  const state = { drives: [], tests: [], controller: "", interface: "", class: "", nand: "", q: "", tq: "", filter: "", sort: "", dir: "" };
 
   function readFragment() {
     const params = new Map();
@@ -73,7 +73,7 @@
     const list = (k) => (params.get(k) || "").split(",").filter(Boolean).map(decodeURIComponent);
     state.drives = list("drives").filter((k) => drives.has(k));
     state.tests = list("tests").filter((k) => tests.has(k));
-    for (const k of ["controller", "interface", "class", "q", "tq", "filter", "sort", "dir"]) {
+    for (const k of ["controller", "interface", "class", "nand", "q", "tq", "filter", "sort", "dir"]) {
       state[k] = decodeURIComponent(params.get(k) || "");
     }
   }
@@ -84,7 +84,7 @@
     const parts = [];
     if (state.drives.length) parts.push("drives=" + state.drives.map(enc).join(","));
     if (state.tests.length) parts.push("tests=" + state.tests.map(enc).join(","));
-    for (const k of ["controller", "interface", "class", "q", "tq", "filter", "sort", "dir"]) {
+    for (const k of ["controller", "interface", "class", "nand", "q", "tq", "filter", "sort", "dir"]) {
       if (state[k]) parts.push(k + "=" + enc(state[k]));
     }
     const hash = parts.length ? "#" + parts.join("&") : "";
@@ -101,7 +101,7 @@
   }
 
   function fillFilters() {
-    for (const [id, field] of [["f-controller", "controller"], ["f-interface", "interface"], ["f-class", "class"]]) {
+    for (const [id, field] of [["f-controller", "controller"], ["f-interface", "interface"], ["f-class", "class"], ["f-nand", "nand"]]) {
       const select = el(id);
       option(select, "", "any");
       const seen = [...new Set(DATA.drives.map((d) => d[field]).filter(Boolean))].sort();
@@ -124,6 +124,7 @@
         (!state.controller || d.controller === state.controller) &&
         (!state.interface || d.interface === state.interface) &&
         (!state.class || d.class === state.class) &&
+        (!state.nand || d.nand === state.nand) &&
         (!q || (d.name + " " + d.key + " " + d.controller).toLowerCase().includes(q));
       if (!match && !selected) return;
       shown++;
@@ -139,7 +140,7 @@
       label.textContent = driveLabel(d);
       const info = document.createElement("span");
       info.className = "muted";
-      info.textContent = [d.controller, d.interface].filter(Boolean).join(", ");
+      info.textContent = [d.controller, d.interface, d.nand].filter(Boolean).join(", ");
       li.append(box, " ", label, " ", info);
       list.appendChild(li);
     });
@@ -538,6 +539,7 @@
     el("f-controller").value = state.controller;
     el("f-interface").value = state.interface;
     el("f-class").value = state.class;
+    el("f-nand").value = state.nand;
   }
 
   function update() {
@@ -563,6 +565,7 @@
     on("f-controller", "controller", "change");
     on("f-interface", "interface", "change");
     on("f-class", "class", "change");
+    on("f-nand", "nand", "change");
     el("clear").addEventListener("click", () => {
       state.drives = [];
       state.tests = [];

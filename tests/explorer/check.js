@@ -124,6 +124,8 @@ const charts = (page) =>
     assert(JSON.stringify(names) === JSON.stringify([...names].sort().reverse()), "rows sorted by drive, descending: " + names);
     const sortedAttr = await page.$eval("#view section.explore-chart th[aria-sort]", (th) => th.getAttribute("aria-sort"));
     assert(sortedAttr === "descending", "aria-sort says how the table is sorted");
+    const nands = await page.$$eval("#f-nand option", (o) => o.map((x) => x.value));
+    assert(nands.includes(expected.nand), "the NAND filter offers what a drive file says: " + nands);
     await page.selectOption("#f-controller", expected.controller);
     const f4 = await fragment(page);
     assert(f4.includes("controller=" + expected.controller), "controller filter in the fragment: " + f4);
