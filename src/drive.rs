@@ -114,6 +114,15 @@ impl Bench {
     pub fn fio_client(&self) -> String {
         format!("{},{}", self.host, self.port)
     }
+
+    /// Whether the bench is this machine (a server on the loopback address).
+    pub fn is_loopback(&self) -> bool {
+        self.host == "localhost"
+            || self
+                .host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    }
 }
 
 impl std::fmt::Display for Bench {
@@ -860,4 +869,30 @@ fn validate_ftl(s: &SsdSpec, planes: u32) -> std::result::Result<(), String> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bench;
+
+    #[test]
+    fn benches_are_read_as_host_and_port() {
+        let b: Bench = "nvme-bench.lab".parse().unwrap();
+        assert_eq!((b.host.as_str(), b.port), ("nvme-bench.lab", 8765));
+        let b: Bench = "127.0.0.1:9000".parse().unwrap();
+        assert_eq!(
+            (b.to_string(), b.fio_client()),
+            ("127.0.0.1:9000".into(), "127.0.0.1,9000".into())
+        );
+        assert!(b.is_loopback());
+        let b: Bench = "[::1]:9000".parse().unwrap();
+        assert_eq!(
+            (b.host.as_str(), b.port, b.is_loopback()),
+            ("::1", 9000, true)
+        );
+        assert!(!"10.0.0.2".parse::<Bench>().unwrap().is_loopback());
+        for bad in ["", ":80", "host:0", "host:x", "a b", "[::1"] {
+            assert!(bad.parse::<Bench>().is_err(), "{bad:?}");
+        }
+    }
 }

@@ -72,6 +72,15 @@ pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> R
     };
     let scratch = fio::ScratchDir::new("job")?;
     let iolog = match (job.trace, &job.workload.replay) {
+        // fio's client sends a server the job file, not the files it names: a bench reads
+        // the iolog from its own file system, which is this machine's only on this machine.
+        (Some(_), Some(_)) if bench.is_some_and(|b| !b.is_loopback()) => {
+            return Err(fail(
+                "a replay cannot run on another machine's bench: fio's client does not send \
+                 the iolog to the server; replay it on this machine"
+                    .into(),
+            ))
+        }
         (Some(trace), Some(spec)) => {
             let text = iolog(trace, spec, job.span, block, file).map_err(&fail)?;
             let path = scratch.path.join("replay.iolog");
