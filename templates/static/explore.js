@@ -113,6 +113,23 @@
     return d.name + ", firmware " + d.firmware + (d.current ? "" : " (earlier)");
   }
 
+  /** A list item with a checkbox choosing `key` for `field` (`drives` or `tests`), labelled
+   *  `text` (as text: a name from a drive file is never markup). */
+  function choice(field, id, key, selected, text) {
+    const li = document.createElement("li");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.id = id;
+    box.checked = selected;
+    box.dataset.key = key;
+    box.addEventListener("change", () => toggle(field, key, box.checked));
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = text;
+    li.append(box, " ", label);
+    return li;
+  }
+
   function renderDrivePicker() {
     const list = el("drive-list");
     list.textContent = "";
@@ -128,20 +145,11 @@
         (!q || (d.name + " " + d.key + " " + d.controller).toLowerCase().includes(q));
       if (!match && !selected) return;
       shown++;
-      const li = document.createElement("li");
-      const box = document.createElement("input");
-      box.type = "checkbox";
-      box.id = "drive-" + i;
-      box.checked = selected;
-      box.dataset.key = d.key;
-      box.addEventListener("change", () => toggle("drives", d.key, box.checked));
-      const label = document.createElement("label");
-      label.htmlFor = box.id;
-      label.textContent = driveLabel(d);
+      const li = choice("drives", "drive-" + i, d.key, selected, driveLabel(d));
       const info = document.createElement("span");
       info.className = "muted";
       info.textContent = [d.controller, d.interface, d.nand].filter(Boolean).join(", ");
-      li.append(box, " ", label, " ", info);
+      li.append(" ", info);
       list.appendChild(li);
     });
     el("drive-count").textContent = shown + " of " + DATA.drives.length + " drives shown, " + state.drives.length + " chosen";
@@ -155,18 +163,7 @@
       const selected = state.tests.includes(t.key);
       const text = (t.suite_title || t.suite) + ": " + t.title;
       if (q && !selected && !(text + " " + t.key).toLowerCase().includes(q)) return;
-      const li = document.createElement("li");
-      const box = document.createElement("input");
-      box.type = "checkbox";
-      box.id = "test-" + i;
-      box.checked = selected;
-      box.dataset.key = t.key;
-      box.addEventListener("change", () => toggle("tests", t.key, box.checked));
-      const label = document.createElement("label");
-      label.htmlFor = box.id;
-      label.textContent = text;
-      li.append(box, " ", label);
-      list.appendChild(li);
+      list.appendChild(choice("tests", "test-" + i, t.key, selected, text));
     });
   }
 
