@@ -163,6 +163,18 @@ impl Drop for ScratchDir {
 /// ending in the bench's address). Ctrl-C (`stop`) kills fio and returns
 /// [`Error::Interrupted`].
 pub fn run(dir: &Path, job: &str, bench: Option<&Bench>, stop: &AtomicBool) -> Result<String> {
+    run_watched(dir, job, bench, stop, &|_| {})
+}
+
+/// [`run`], telling `waited` how long fio has run, a few times a second (a progress bar's
+/// ticks).
+pub fn run_watched(
+    dir: &Path,
+    job: &str,
+    bench: Option<&Bench>,
+    stop: &AtomicBool,
+    waited: &dyn Fn(Duration),
+) -> Result<String> {
     local_version()?;
     let where_ = place(bench);
     let job_path = dir.join(JOB_FILE);
@@ -196,7 +208,14 @@ pub fn run(dir: &Path, job: &str, bench: Option<&Bench>, stop: &AtomicBool) -> R
     };
     let out_reader = read(child.stdout.take().map(|p| Box::new(p) as _));
     let err_reader = read(child.stderr.take().map(|p| Box::new(p) as _));
+    let started = std::time::Instant::now();
+    let mut told = Duration::ZERO;
     let status = loop {
+        let elapsed = started.elapsed();
+        if elapsed >= told + Duration::from_millis(250) {
+            waited(elapsed);
+            told = elapsed;
+        }
         if stop.load(Ordering::Relaxed) {
             let _ = child.kill();
             let _ = child.wait();

@@ -14,7 +14,7 @@ use crate::error::{Result, TargetError};
 use crate::io::Command;
 use crate::target::{fio, FioFile};
 use crate::trace::Trace;
-use crate::workload::{IoSource, ReplaySpec, TraceSource};
+use crate::workload::{IoSource, Length, ReplaySpec, TraceSource};
 
 use super::{EngineJob, KeptFile, Outcome, Ran, Reporting, Tick};
 
@@ -104,7 +104,23 @@ pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> R
         ios: 0,
         measured_s: 0.0,
     });
-    let json = fio::run(&scratch.path, &text, bench, report.stop)?;
+    // fio reports nothing until it ends: a timed job's progress is its time gone by.
+    let expected_s = match job.workload.length {
+        Length::Duration(ns) if job.trace.is_none() => {
+            Some((ns + job.workload.warmup_ns) as f64 / 1e9)
+        }
+        _ => None,
+    };
+    let waited = |t: std::time::Duration| {
+        if let Some(total) = expected_s {
+            (report.progress)(Tick {
+                done: (t.as_secs_f64() / total).min(0.99),
+                ios: 0,
+                measured_s: t.as_secs_f64().min(total),
+            });
+        }
+    };
+    let json = fio::run_watched(&scratch.path, &text, bench, report.stop, &waited)?;
     let figures = report::read(&json, jobfile::MEASURED).map_err(&fail)?;
     let paths = fio::latency_logs(&scratch.path, jobfile::LOG_PREFIX)?;
     let logs = paths
