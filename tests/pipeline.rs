@@ -599,3 +599,69 @@ fn precondition_purges_and_fills_the_span() {
         "the filled span is allocated again"
     );
 }
+
+#[test]
+fn an_offered_load_paces_simulated_and_real_drives_alike() {
+    let lab = TestLab::new();
+    lab.write(
+        "suites/r.yaml",
+        "name: r\ntitle: Offered load\nseed: 1\ntests:\n  - {id: free, title: Free, operation: read, pattern: random, block_size: 4KiB, span: 16MiB, queue_depth: 4, duration: 500ms, metric: iops}\n  - {id: paced, title: Paced, operation: read, pattern: random, block_size: 4KiB, span: 16MiB, queue_depth: 4, duration: 1s, metric: iops, rate: 2000 IOPS}\n  - {id: paced-mb, title: Paced MB/s, operation: read, pattern: random, block_size: 16KiB, span: 16MiB, queue_depth: 4, threads: 2, duration: 1s, metric: mb_per_s, rate: 20MB/s}\n",
+    );
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.file_drive("scratch", "32MiB");
+    let fio = std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if fio {
+        let target = lab.path().join("by-fio.img");
+        lab.write(
+            "drives/by-fio.yaml",
+            &format!("id: by-fio\nvendor: T\nmodel: F\ncapacity: 32MiB\npath: {}\nsize: 32MiB\nengine: fio\n", target.display()),
+        );
+    }
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = lab.roundup(&["summary", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+    let drives = if fio { 3 } else { 2 };
+    let mut seen = 0;
+    for r in &rows {
+        let (iops, mb) = (r["iops"].as_f64().unwrap(), r["mb_per_s"].as_f64().unwrap());
+        match r["test"].as_str().unwrap() {
+            // Free, each drive does far more than the load offered below.
+            "free" => assert!(iops > 4000.0, "{r}"),
+            "paced" => {
+                assert!(
+                    (iops / 2000.0 - 1.0).abs() < 0.01,
+                    "{}: {iops} IOPS",
+                    r["drive"]
+                );
+                seen += 1;
+            }
+            "paced-mb" => {
+                assert!((mb / 20.0 - 1.0).abs() < 0.01, "{}: {mb} MB/s", r["drive"]);
+                seen += 1;
+            }
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(seen, 2 * drives);
+    // The subtitle says the load; a replay cannot have one.
+    let m = fs::read_to_string(lab.path().join(
+        "results/drive=sim-a/firmware=A1/suite=r/test=paced/variant=base/repeat=1/manifest.json",
+    ))
+    .unwrap();
+    assert!(m.contains("offered at 2000 IOPS"), "{m}");
+    for (test, line, message) in [
+        ("{id: t, title: T, kind: replay, trace: x.log, queue_depth: 1, span: full, metric: iops, rate: 100 IOPS}", "suites/bad.yaml:4:", "rate: expected only in a synthetic test"),
+        ("{id: u, title: U, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, rate: 0 IOPS}", "suites/bad.yaml:4:", "expected a rate above zero"),
+    ] {
+        lab.write(
+            "suites/bad.yaml",
+            &format!("name: bad\ntitle: Bad\ntests:\n  - {test}\n"),
+        );
+        let err = stderr(&lab.roundup(&["check"]));
+        assert!(err.contains(line) && err.contains(message), "{err}");
+    }
+}

@@ -236,7 +236,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
         let mut sink = sink(t as u32);
         let mut source: Box<dyn IoSource> = match (trace, &w.replay) {
             (Some(t), Some(spec)) => Box::new(TraceSource::new(&t.requests, spec, span, block)),
-            _ => Box::new(SyntheticSource::new(w, span, seed)),
+            _ => Box::new(SyntheticSource::new(w, span, seed).share_rate(shape.threads)),
         };
         let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
         let ctx = LoopContext {

@@ -6,8 +6,8 @@ use serde::{Deserialize, Deserializer};
 use crate::config::{checked_map, BlockSizes, Count, Duration, Fraction, Ident, QueueDepth, Size};
 use crate::io::EngineChoice;
 use crate::workload::{
-    Better, DataKind, Length, Metric, Operation, Pattern, Precondition, Remap, ReplayMode,
-    ReplaySpec, Span, SteadyState, TestKind, TraceRef, Workload,
+    Better, DataKind, Length, Metric, Operation, Pattern, Precondition, RateLimit, Remap,
+    ReplayMode, ReplaySpec, Span, SteadyState, TestKind, TraceRef, Workload,
 };
 
 use super::{TestSpec, Variants};
@@ -66,6 +66,8 @@ struct RawTest {
     #[serde(default)]
     steady_state: Option<SteadyState>,
     #[serde(default)]
+    rate: Option<RateLimit>,
+    #[serde(default)]
     variants: Variants,
 }
 
@@ -85,6 +87,13 @@ impl TestSpec {
             }
             TestKind::Replay => Some(raw.replay()?),
         };
+        if replay.is_some() && raw.rate.is_some() {
+            return Err(
+                "rate: expected only in a synthetic test (a replay issues at its \
+                 trace's times, or as fast as it can)"
+                    .into(),
+            );
+        }
         let length = raw.length(replay.is_some())?;
         if raw.steady_state.is_some() && !matches!(length, Length::Duration(_)) {
             return Err(
@@ -112,6 +121,7 @@ impl TestSpec {
                 data: raw.data.unwrap_or(DataKind::Incompressible),
                 compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
                 replay,
+                rate: raw.rate,
                 precondition: raw.precondition,
                 steady_state: raw.steady_state.map(|s| SteadyState {
                     track: match raw.metric {

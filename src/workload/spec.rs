@@ -40,6 +40,51 @@ pub struct Workload {
     pub steady_state: Option<SteadyState>,
     /// For a `kind: replay` test: the trace played back instead of the synthetic requests.
     pub replay: Option<ReplaySpec>,
+    /// An offered load: requests issued at this steady rate (the test's, shared by its
+    /// threads), not as fast as the queue allows. Absent from the plan hash when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<RateLimit>,
+}
+
+/// The rate a synthetic test issues at (`rate: 50000 IOPS` or `rate: 200MB/s`), as fio's
+/// `rate_iops` and `rate` do: the enterprise QoS curve plots latency against it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum RateLimit {
+    /// Requests per second.
+    Iops(f64),
+    /// Bytes per second (decimal MB/s as written).
+    BytesPerSecond(f64),
+}
+
+impl RateLimit {
+    /// `50000 IOPS`, `200 MB/s`: how a chart's subtitle says it.
+    pub fn label(&self) -> String {
+        match self {
+            RateLimit::Iops(r) => format!("{} IOPS", crate::units::figure(*r)),
+            RateLimit::BytesPerSecond(b) => format!("{} MB/s", crate::units::figure(b / 1e6)),
+        }
+    }
+
+    /// Reads `50000 IOPS` (any case) or a rate such as `200MB/s`; above zero.
+    pub fn parse(text: &str) -> Result<RateLimit, String> {
+        let t = text.trim();
+        let expected = || format!("expected a rate such as 50000 IOPS or 200MB/s, found {t:?}");
+        let lower = t.to_ascii_lowercase();
+        let r = match lower.strip_suffix("iops") {
+            Some(n) => RateLimit::Iops(n.trim().parse::<f64>().map_err(|_| expected())?),
+            None => RateLimit::BytesPerSecond(crate::units::parse_rate(t).map_err(|_| expected())?),
+        };
+        match r {
+            RateLimit::Iops(v) | RateLimit::BytesPerSecond(v) if v.is_finite() && v > 0.0 => Ok(r),
+            _ => Err(format!("expected a rate above zero, found {t:?}")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RateLimit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::config::scalar_text(d, "a rate such as 50000 IOPS or 200MB/s", RateLimit::parse)
+    }
 }
 
 /// What a test issues: synthetic requests, or a recorded trace.
@@ -217,6 +262,7 @@ impl Workload {
             precondition: Precondition::default(),
             steady_state: None,
             replay: None,
+            rate: None,
         }
     }
 
@@ -570,6 +616,28 @@ impl Workload {
         if self.operation.writes() {
             s.push_str(&format!(", {} data", self.data.word()));
         }
+        if let Some(r) = &self.rate {
+            s.push_str(&format!(", offered at {}", r.label()));
+        }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RateLimit;
+
+    #[test]
+    fn offered_loads_are_read_in_iops_or_mb_per_s() {
+        assert_eq!(RateLimit::parse("50000 IOPS"), Ok(RateLimit::Iops(50000.0)));
+        assert_eq!(RateLimit::parse("2000iops"), Ok(RateLimit::Iops(2000.0)));
+        assert_eq!(
+            RateLimit::parse("200MB/s"),
+            Ok(RateLimit::BytesPerSecond(200e6))
+        );
+        assert_eq!(RateLimit::Iops(50000.0).label(), "50000 IOPS");
+        for bad in ["0 IOPS", "-5 IOPS", "fast", "NaN IOPS"] {
+            assert!(RateLimit::parse(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -4,7 +4,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::io::{IoRequest, Op};
 use crate::rng::{below, stream};
-use crate::workload::{Pattern, Workload};
+use crate::workload::{Pattern, RateLimit, Workload};
 
 use super::IoSource;
 
@@ -22,6 +22,10 @@ pub struct SyntheticSource {
     cursor: u64,
     /// The next request, generated one ahead (the stream is the same).
     ahead: IoRequest,
+    /// This source's share of the test's offered load, if it has one.
+    rate: Option<RateLimit>,
+    /// Bytes of the requests handed out so far (an offered load in bytes per second).
+    sent_bytes: u64,
 }
 
 impl SyntheticSource {
@@ -54,9 +58,22 @@ impl SyntheticSource {
                 offset: 0,
                 len: 0,
             },
+            rate: w.rate,
+            sent_bytes: 0,
         };
         source.ahead = source.generate();
         source
+    }
+
+    /// Shares the test's offered load among `loops` sources (the engine's loops), each
+    /// issuing its part.
+    pub fn share_rate(mut self, loops: u32) -> SyntheticSource {
+        let n = loops.max(1) as f64;
+        self.rate = self.rate.map(|r| match r {
+            RateLimit::Iops(v) => RateLimit::Iops(v / n),
+            RateLimit::BytesPerSecond(v) => RateLimit::BytesPerSecond(v / n),
+        });
+        self
     }
 
     fn generate(&mut self) -> IoRequest {
@@ -109,7 +126,19 @@ impl SyntheticSource {
 impl IoSource for SyntheticSource {
     fn next_request(&mut self) -> Option<IoRequest> {
         let next = self.generate();
-        Some(std::mem::replace(&mut self.ahead, next))
+        let r = std::mem::replace(&mut self.ahead, next);
+        self.sent_bytes += r.len as u64;
+        Some(r)
+    }
+
+    /// Under an offered load, when the next request is due: the `n`th request at `n / rate`
+    /// seconds, or after the bytes before it at the byte rate (warm-up included).
+    fn next_deadline(&self) -> Option<u64> {
+        let secs = match self.rate? {
+            RateLimit::Iops(r) => self.ahead.seq as f64 / r,
+            RateLimit::BytesPerSecond(b) => self.sent_bytes as f64 / b,
+        };
+        Some((secs * 1e9) as u64)
     }
 
     fn peek(&self) -> Option<&IoRequest> {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::target::{FioFile, TargetKind};
-use crate::workload::{DataKind, Length, Pattern, ReplayMode, Workload};
+use crate::workload::{DataKind, Length, Pattern, RateLimit, ReplayMode, Workload};
 
 /// The name of the measured job in the job file (and in fio's JSON output).
 pub const MEASURED: &str = "measure";
@@ -107,6 +107,15 @@ pub fn job_file(spec: &JobFileSpec) -> Result<String, String> {
             line("io_size", &n.saturating_mul(w.block_size.max()));
         }
         Length::Count(_) => {}
+    }
+    // fio's rates are a job's (a thread's): the test's load shared among them.
+    let threads = w.threads.max(1) as f64;
+    match w.rate {
+        Some(RateLimit::Iops(r)) => line("rate_iops", &((r / threads).round().max(1.0) as u64)),
+        Some(RateLimit::BytesPerSecond(b)) => {
+            line("rate", &((b / threads).round().max(1.0) as u64))
+        }
+        None => {}
     }
     if w.warmup_ns > 0 {
         line("ramp_time", &format!("{}us", (w.warmup_ns / 1000).max(1)));
