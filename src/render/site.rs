@@ -72,7 +72,9 @@ impl<'a> Site<'a> {
         site.review_pages(&suites, &drives)?;
         site.history_pages(&drives)?;
         let compared = site.compare_pages(&drives, opts)?;
-        let boards = site.leaderboards(&suites)?;
+        // Every result, a bar per drive and firmware: the leaderboards' and the explorer's.
+        let all = analysis::leaderboard(&site.summaries, &site.order);
+        let boards = site.leaderboards(&suites, &all)?;
         let mut ctx = site.context("index");
         let links: Vec<&SuiteLink> = suites.values().collect();
         ctx.insert("suites", &links);
@@ -82,7 +84,7 @@ impl<'a> Site<'a> {
         ctx.insert("runs", &site.latest_runs(&drives));
         ctx.insert("problems", &site.report.problems);
         site.page("index".into(), "index.html", ctx, vec![]);
-        site.explore_page(&suites);
+        site.explore_page(&suites, &all);
         site.report_orphans();
         Ok(site)
     }
@@ -424,11 +426,11 @@ impl<'a> Site<'a> {
     fn leaderboards(
         &mut self,
         suites: &BTreeMap<String, SuiteLink>,
+        all: &[TestFigures],
     ) -> Result<Vec<serde_json::Value>> {
-        let all = analysis::leaderboard(&self.summaries, &self.order);
         let mut links = Vec::new();
         let mut tests: Vec<(String, String)> = Vec::new();
-        for f in &all {
+        for f in all {
             let key = (f.suite.clone(), f.test.clone());
             if !tests.contains(&key) {
                 tests.push(key);
@@ -466,13 +468,12 @@ impl<'a> Site<'a> {
 
     /// The results explorer: its page, and its data (every drive and firmware on every
     /// test, the leaderboards' figures).
-    fn explore_page(&mut self, suites: &BTreeMap<String, SuiteLink>) {
-        let boards = analysis::leaderboard(&self.summaries, &self.order);
+    fn explore_page(&mut self, suites: &BTreeMap<String, SuiteLink>, boards: &[TestFigures]) {
         let titles = suites
             .iter()
             .map(|(n, s)| (n.clone(), s.title.clone()))
             .collect();
-        self.explore_data = super::explore::data(self.lab, &boards, &self.current, &titles);
+        self.explore_data = super::explore::data(self.lab, boards, &self.current, &titles);
         let mut ctx = self.context("explore");
         ctx.insert("data_file", super::explore::DATA_FILE);
         self.page("explore".into(), "explore.html", ctx, vec![]);

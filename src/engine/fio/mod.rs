@@ -11,17 +11,17 @@ pub mod report;
 use std::collections::BTreeMap;
 
 use crate::error::{Result, TargetError};
-use crate::io::Command;
+use crate::io::{Command, Op};
 use crate::target::{fio, FioFile};
-use crate::trace::Trace;
+use crate::trace::{Trace, TraceOp, TraceRequest};
 use crate::workload::{IoSource, Length, ReplaySpec, TraceSource};
 
 use super::{EngineJob, KeptFile, Outcome, Ran, Reporting, Tick};
 
-/// A replay's requests as fio's iolog (version 3): the trace placed on the span as
-/// roundup's own engine places it (aligned to `block`, moved into the span as the test's
-/// `remap` says), trims and flushes between them, times in µs (scaled for a timed replay;
-/// fio ignores them with `replay_no_stall`).
+/// A replay's requests as fio's iolog (version 3, written by [`Trace::to_fio_iolog`]): the
+/// trace placed on the span as roundup's own engine places it (aligned to `block`, moved
+/// into the span as the test's `remap` says), trims and flushes between them, at their due
+/// times (scaled for a timed replay; fio ignores them with `replay_no_stall`).
 fn iolog(
     trace: &Trace,
     spec: &ReplaySpec,
@@ -29,7 +29,6 @@ fn iolog(
     block: u64,
     file: &FioFile,
 ) -> std::result::Result<String, String> {
-    use std::fmt::Write as _;
     let name = &file.filename;
     if name.chars().any(char::is_whitespace) {
         return Err(format!(
@@ -37,25 +36,44 @@ fn iolog(
         ));
     }
     let mut source = TraceSource::new(&trace.requests, spec, span, block);
-    let mut out = format!("fio version 3 iolog\n0 {name} add\n0 {name} open\n");
-    let mut us = 0;
+    let mut placed = Vec::with_capacity(trace.requests.len());
+    let mut time_ns = 0;
+    let at = |time_ns, op, offset, len| TraceRequest {
+        time_ns,
+        op,
+        offset,
+        len,
+        complete_ns: None,
+        qd: None,
+        process: None,
+    };
     loop {
-        if let Some(ns) = source.next_deadline() {
-            us = us.max(ns / 1_000);
-        }
+        time_ns = time_ns.max(source.next_deadline().unwrap_or(0));
         while let Some(cmd) = source.next_command() {
-            let _ = match cmd {
-                Command::Trim { offset, len } => writeln!(out, "{us} {name} trim {offset} {len}"),
-                Command::Flush => writeln!(out, "{us} {name} sync"),
-            };
+            placed.push(match cmd {
+                Command::Trim { offset, len } => {
+                    let len = u32::try_from(len).map_err(|_| "a trim over 4 GiB".to_string())?;
+                    at(time_ns, TraceOp::Trim, offset, len)
+                }
+                Command::Flush => at(time_ns, TraceOp::Flush, 0, 0),
+            });
         }
         let Some(r) = source.next_request() else {
             break;
         };
-        let _ = writeln!(out, "{us} {name} {} {} {}", r.op.word(), r.offset, r.len);
+        let op = match r.op {
+            Op::Read => TraceOp::Read,
+            Op::Write => TraceOp::Write,
+        };
+        placed.push(at(time_ns, op, r.offset, r.len));
     }
-    let _ = writeln!(out, "{us} {name} close");
-    Ok(out)
+    let placed = Trace {
+        requests: placed,
+        format: trace.format,
+        skipped: 0,
+        devices: Vec::new(),
+    };
+    Ok(placed.to_fio_iolog(name))
 }
 
 /// Runs `job` with fio on `file` (here, or on its bench); `block` is the target's logical
