@@ -17,7 +17,7 @@ use roundup::engine::{self, Discard, EngineJob, Reporting, SampleSink};
 use roundup::io::EngineChoice;
 use roundup::store::SampleWriter;
 use roundup::target::{FileTarget, Target};
-use roundup::workload::{Length, Pattern, Span, Workload};
+use roundup::workload::{Length, Pattern, SampleKeep, Span, Workload};
 
 /// Each engine loop's sample sink.
 type Sink<'a> = dyn Fn(u32) -> Box<dyn SampleSink + Send + 'a> + Sync + 'a;
@@ -104,8 +104,13 @@ fn main() {
         };
         let o = run(&|_| Box::new(Discard)).outcome;
         off.push(o.ios as f64 / (o.measured_ns as f64 / 1e9));
-        let writer = SampleWriter::create(&out_dir.path().join(r.to_string()), "bench", true)
-            .expect("writer");
+        let writer = SampleWriter::create(
+            &out_dir.path().join(r.to_string()),
+            "bench",
+            true,
+            SampleKeep::Raw,
+        )
+        .expect("writer");
         let ran = run(&|t| Box::new(writer.sink(t)));
         let (o, engine_used) = (ran.outcome, ran.engine);
         writer.finish().expect("finish");

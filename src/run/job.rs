@@ -36,8 +36,7 @@ struct Measured {
     engine: EngineChoice,
     precondition: Option<PreconditionRecord>,
     started_at: Option<String>,
-    rows: u64,
-    samples_sha256: String,
+    written: store::Written,
 }
 
 /// Runs one job on its drive's target: stored (its earlier results replaced only once the
@@ -67,7 +66,7 @@ pub(crate) fn run_job(ctx: &RunContext, drive: &mut DriveRun, planned: &JobToRun
     // A job run for the drive's state only keeps no samples.
     let writer = planned
         .store
-        .then(|| SampleWriter::create(&dir, &job.id, !simulated))
+        .then(|| SampleWriter::create(&dir, &job.id, !simulated, job.workload.samples))
         .transpose()?;
     let sink = |t: u32| -> Box<dyn SampleSink + Send> {
         match &writer {
@@ -96,7 +95,7 @@ pub(crate) fn run_job(ctx: &RunContext, drive: &mut DriveRun, planned: &JobToRun
     // The earlier results stay whole until the new ones are: a job stopped or failed
     // half-way loses nothing.
     store::invalidate(&dir)?;
-    let (rows, samples_sha256) = writer.finish()?;
+    let written = writer.finish()?;
     for kept in &ran.kept {
         store::write_atomic(&dir.join(kept.name), &kept.bytes)?;
     }
@@ -105,8 +104,7 @@ pub(crate) fn run_job(ctx: &RunContext, drive: &mut DriveRun, planned: &JobToRun
         engine,
         precondition,
         started_at,
-        rows,
-        samples_sha256,
+        written,
     };
     let manifest = manifest(ctx, drive, planned, measured);
     let json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Store {
@@ -170,8 +168,10 @@ fn manifest(ctx: &RunContext, drive: &DriveRun, planned: &JobToRun, m: Measured)
         warmup_ns: job.workload.warmup_ns,
         precondition: m.precondition,
         outcome: m.ran.outcome,
-        samples_rows: m.rows,
-        samples_sha256: m.samples_sha256,
+        samples: job.workload.samples,
+        samples_rows: m.written.rows,
+        samples_sha256: m.written.sha256,
+        histogram: m.written.histogram,
         extra: m.ran.extra,
     }
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Outcome;
+use crate::workload::SampleKeep;
 
 /// The manifest format this roundup writes.
 pub const MANIFEST_FORMAT: u32 = 2;
@@ -123,13 +124,32 @@ pub struct JobManifest {
     pub precondition: Option<PreconditionRecord>,
     /// What the engine measured.
     pub outcome: Outcome,
-    /// Rows in the samples file.
+    /// What the job kept of its I/Os (absent: `raw`, a row each).
+    #[serde(default, skip_serializing_if = "SampleKeep::is_raw")]
+    pub samples: SampleKeep,
+    /// Rows in the samples file (0, with no file, when only a histogram is kept).
     pub samples_rows: u64,
-    /// SHA-256 of the samples file.
+    /// SHA-256 of the samples file (empty when only a histogram is kept).
     pub samples_sha256: String,
+    /// The histogram file, when the job kept one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<HistogramRecord>,
     /// Anything else worth keeping (e.g. measured compressibility).
     #[serde(default)]
     pub extra: BTreeMap<String, String>,
+}
+
+/// A job's `histogram.parquet`: its rows, SHA-256 and resolution.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistogramRecord {
+    /// Rows (buckets) in the file.
+    pub rows: u64,
+    /// SHA-256 of the file.
+    pub sha256: String,
+    /// Latency sub-buckets per power of two, as a power of two.
+    pub sub_bucket_bits: u32,
+    /// Time buckets at most.
+    pub time_buckets: u64,
 }
 
 /// The machine this process runs on (read once).

@@ -44,10 +44,14 @@ struct Found {
 }
 
 impl Found {
-    /// What makes two copies of a job the same: its plan and its samples.
-    fn content(&self) -> (&str, &str) {
+    /// What makes two copies of a job the same: its plan and its samples (rows, histogram).
+    fn content(&self) -> (&str, &str, Option<&str>) {
         let m = &self.job.manifest;
-        (&m.plan_hash, &m.samples_sha256)
+        (
+            &m.plan_hash,
+            &m.samples_sha256,
+            m.histogram.as_ref().map(|h| h.sha256.as_str()),
+        )
     }
 
     fn finished(&self) -> (Option<String>, Option<std::time::SystemTime>) {
@@ -66,20 +70,25 @@ fn read_folder(root: &Path, problems: &mut Vec<String>) -> BTreeMap<PathBuf, Fou
     problems.extend(found_problems);
     let mut out = BTreeMap::new();
     for job in jobs {
-        let samples = job.samples();
-        match sha256_file(&samples) {
-            Ok(h) if h == job.manifest.samples_sha256 => {}
-            Ok(_) => {
-                problems.push(format!(
-                    "{}: not the samples its manifest hashed (truncated or changed); refused",
-                    samples.display()
-                ));
-                continue;
+        let mut whole = true;
+        for (file, sha) in job.files() {
+            match sha256_file(&file) {
+                Ok(h) if h == sha => {}
+                Ok(_) => {
+                    problems.push(format!(
+                        "{}: not the file its manifest hashed (truncated or changed); refused",
+                        file.display()
+                    ));
+                    whole = false;
+                }
+                Err(e) => {
+                    problems.push(format!("{}: {e}", file.display()));
+                    whole = false;
+                }
             }
-            Err(e) => {
-                problems.push(format!("{}: {e}", samples.display()));
-                continue;
-            }
+        }
+        if !whole {
+            continue;
         }
         let rel = job.dir.strip_prefix(root).unwrap_or(&job.dir).to_path_buf();
         out.insert(

@@ -3,18 +3,22 @@
 //!
 //! `results/drive=D/firmware=F/suite=S/test=T/variant=V/repeat=N/{samples.parquet,manifest.json}`
 //!
+//! (`histogram.parquet` instead of, or beside, `samples.parquet` where the test keeps one.)
+//!
 //! Files are written under a temporary name and renamed when complete; the manifest is
 //! written last, so a job is complete exactly when its manifest exists.
 
+pub mod histogram;
 mod manifest;
 pub mod merge;
 mod writer;
 
+pub use histogram::{Histogram, HISTOGRAM};
 pub use manifest::{
-    this_host, FileRef, Host, JobManifest, PreconditionRecord, MANIFEST_FORMAT,
+    this_host, FileRef, HistogramRecord, Host, JobManifest, PreconditionRecord, MANIFEST_FORMAT,
     MANIFEST_FORMATS_READ,
 };
-pub use writer::{sample_schema, SampleWriter, ThreadSink};
+pub use writer::{sample_schema, SampleWriter, ThreadSink, Written};
 
 use std::fs;
 use std::io::Write;
@@ -131,6 +135,24 @@ impl StoredJob {
     pub fn samples(&self) -> PathBuf {
         self.dir.join(SAMPLES)
     }
+
+    /// The histogram file.
+    pub fn histogram(&self) -> PathBuf {
+        self.dir.join(HISTOGRAM)
+    }
+
+    /// The files the job kept, each with the SHA-256 its manifest records.
+    pub fn files(&self) -> Vec<(PathBuf, &str)> {
+        let m = &self.manifest;
+        let mut files = Vec::new();
+        if m.samples.rows() {
+            files.push((self.samples(), m.samples_sha256.as_str()));
+        }
+        if let Some(h) = &m.histogram {
+            files.push((self.histogram(), h.sha256.as_str()));
+        }
+        files
+    }
 }
 
 /// Every complete job under `results`, sorted by folder; unreadable manifests and missing
@@ -168,13 +190,17 @@ pub fn scan(results: &Path) -> (Vec<StoredJob>, Vec<String>) {
                 MANIFEST_FORMATS_READ.end()
             )),
             Ok(manifest) => {
-                if dir.join(SAMPLES).is_file() {
-                    jobs.push(StoredJob { dir, manifest });
-                } else {
-                    problems.push(format!(
-                        "{}: the manifest has no {SAMPLES} beside it; skipped",
-                        mpath.display()
-                    ));
+                let job = StoredJob { dir, manifest };
+                let files = job.files();
+                match files.iter().find(|(f, _)| !f.is_file()) {
+                    None if !files.is_empty() => jobs.push(job),
+                    missing => problems.push(format!(
+                        "{}: the manifest has no {} beside it; skipped",
+                        mpath.display(),
+                        missing
+                            .and_then(|(f, _)| f.file_name())
+                            .map_or(HISTOGRAM.into(), |n| n.to_string_lossy())
+                    )),
                 }
             }
             Err(e) => problems.push(format!(

@@ -80,15 +80,10 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
         path: path.to_path_buf(),
         message: m,
     };
-    let df = LazyFrame::scan_parquet(
-        PlRefPath::new(path.to_string_lossy().as_ref()),
-        ScanArgsParquet {
-            hive_options: HiveOptions::new_disabled(),
-            ..Default::default()
-        },
-    )
-    .and_then(|lf| lf.collect())
-    .map_err(|e| bad(format!("cannot read the trace ({e})")))?;
+    let df = std::fs::File::open(path)
+        .map_err(PolarsError::from)
+        .and_then(|file| ParquetReader::new(file).finish())
+        .map_err(|e| bad(format!("cannot read the trace ({e})")))?;
     let col = |name: &str| {
         df.column(name).map_err(|_| {
             bad(format!(

@@ -9,6 +9,7 @@ use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use polars::prelude::*;
@@ -16,7 +17,10 @@ use polars::prelude::*;
 use crate::engine::{Sample, SampleSink};
 use crate::error::{Error, Result};
 use crate::io::Op;
+use crate::workload::SampleKeep;
 
+use super::histogram::{Recorder, HISTOGRAM};
+use super::manifest::HistogramRecord;
 use super::{temp_name, SAMPLES};
 
 /// Rows per chunk handed to the writer thread (and per Parquet row group).
@@ -225,19 +229,35 @@ fn write_samples(
     Ok(rows)
 }
 
-/// Writes one job's samples to `DIR/samples.parquet` from a background thread; each engine
-/// loop pushes into its own [`ThreadSink`].
+/// Writes one job's samples as the test keeps them: a row per I/O to `DIR/samples.parquet`
+/// from a background thread, a histogram to `DIR/histogram.parquet` when the job is done,
+/// or both. Each engine loop pushes into its own [`ThreadSink`].
 pub struct SampleWriter {
+    dir: PathBuf,
+    keep: SampleKeep,
     tx: Option<SyncSender<Chunk>>,
     handle: Option<JoinHandle<Result<u64>>>,
     tmp: PathBuf,
     path: PathBuf,
+    recorders: Option<Arc<Mutex<Vec<Recorder>>>>,
 }
 
-/// One engine loop's sample buffer; full chunks go to the writer thread.
+/// What a finished writer wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Rows in `samples.parquet` (0 when no rows are kept).
+    pub rows: u64,
+    /// Its SHA-256 (empty when no rows are kept).
+    pub sha256: String,
+    /// The histogram file, when one is kept.
+    pub histogram: Option<HistogramRecord>,
+}
+
+/// One engine loop's sample buffer (full chunks go to the writer thread) and histogram.
 pub struct ThreadSink {
     chunk: Chunk,
-    tx: SyncSender<Chunk>,
+    tx: Option<SyncSender<Chunk>>,
+    recorder: Option<(Recorder, Arc<Mutex<Vec<Recorder>>>)>,
 }
 
 impl ThreadSink {
@@ -245,13 +265,21 @@ impl ThreadSink {
         let thread = self.chunk.thread;
         let chunk = std::mem::replace(&mut self.chunk, Chunk::with_capacity(thread, CHUNK_ROWS));
         // A send fails only if the writer thread stopped on an error, which finish() reports.
-        let _ = self.tx.send(chunk);
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(chunk);
+        }
     }
 }
 
 impl SampleSink for ThreadSink {
     #[inline]
     fn push(&mut self, s: Sample) {
+        if let Some((r, _)) = &mut self.recorder {
+            r.add(&s);
+        }
+        if self.tx.is_none() {
+            return;
+        }
         let c = &mut self.chunk;
         c.seq.push(s.seq);
         c.op.push(s.op == Op::Write);
@@ -271,46 +299,66 @@ impl Drop for ThreadSink {
         if self.chunk.rows() > 0 {
             self.flush();
         }
+        if let Some((r, done)) = self.recorder.take() {
+            if let Ok(mut done) = done.lock() {
+                done.push(r);
+            }
+        }
     }
 }
 
 impl SampleWriter {
-    /// Starts a writer for job `job` in `dir` (created if needed). With `spill`, samples are
-    /// spilled raw while the job runs and encoded after it (a real drive, whose figures the
-    /// encoder's CPU use could disturb); without, they are encoded as they arrive.
-    pub fn create(dir: &Path, job: &str, spill: bool) -> Result<SampleWriter> {
+    /// Starts a writer for job `job` in `dir` (created if needed), keeping what `keep` says.
+    /// With `spill`, rows are spilled raw while the job runs and encoded after it (a real
+    /// drive, whose figures the encoder's CPU use could disturb); without, they are encoded
+    /// as they arrive.
+    pub fn create(dir: &Path, job: &str, spill: bool, keep: SampleKeep) -> Result<SampleWriter> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join(SAMPLES);
         let tmp = temp_name(&path);
-        let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        let (tx, rx) = sync_channel::<Chunk>(4);
-        let job = job.to_string();
-        let tmp_for_thread = tmp.clone();
-        let spill = spill.then(|| temp_name(&dir.join("samples.spill")));
-        let handle = std::thread::Builder::new()
-            .name("sample-writer".into())
-            .spawn(move || -> Result<u64> {
-                let result = write_samples(rx, spill.as_deref(), file, &job, &tmp_for_thread);
-                if let Some(spill) = spill {
-                    let _ = fs::remove_file(&spill);
-                }
-                result
-            })
-            .map_err(|e| Error::io(&tmp, e))?;
+        let (mut tx, mut handle) = (None, None);
+        if keep.rows() {
+            let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+            let (sender, rx) = sync_channel::<Chunk>(4);
+            let job = job.to_string();
+            let tmp_for_thread = tmp.clone();
+            let spill = spill.then(|| temp_name(&dir.join("samples.spill")));
+            let h = std::thread::Builder::new()
+                .name("sample-writer".into())
+                .spawn(move || -> Result<u64> {
+                    let result = write_samples(rx, spill.as_deref(), file, &job, &tmp_for_thread);
+                    if let Some(spill) = spill {
+                        let _ = fs::remove_file(&spill);
+                    }
+                    result
+                })
+                .map_err(|e| Error::io(&tmp, e))?;
+            (tx, handle) = (Some(sender), Some(h));
+        }
         Ok(SampleWriter {
-            tx: Some(tx),
-            handle: Some(handle),
+            dir: dir.to_path_buf(),
+            keep,
+            tx,
+            handle,
             tmp,
             path,
+            recorders: keep.histogram().then(Default::default),
         })
     }
 
     /// A sink for engine loop `thread`. Every sink must be dropped before [`finish`](Self::finish).
     pub fn sink(&self, thread: u32) -> ThreadSink {
-        let tx = self.tx.clone().expect("a writer that is not finished");
         ThreadSink {
-            chunk: Chunk::with_capacity(thread, CHUNK_ROWS),
-            tx,
+            chunk: if self.keep.rows() {
+                Chunk::with_capacity(thread, CHUNK_ROWS)
+            } else {
+                Chunk::default()
+            },
+            tx: self.tx.clone(),
+            recorder: self
+                .recorders
+                .as_ref()
+                .map(|done| (Recorder::default(), done.clone())),
         }
     }
 
@@ -325,22 +373,65 @@ impl SampleWriter {
         }
     }
 
-    /// Waits for the remaining samples, syncs the file and renames it into place. Returns
-    /// the row count and the file's SHA-256.
-    pub fn finish(mut self) -> Result<(u64, String)> {
+    /// Waits for the remaining samples, syncs the files and renames them into place; removes
+    /// the file of a kind no longer kept (left by an earlier run of the job).
+    pub fn finish(mut self) -> Result<Written> {
+        let histogram_path = self.dir.join(HISTOGRAM);
+        let histogram_tmp = temp_name(&histogram_path);
         let result = (|| {
-            let rows = self.join()?;
-            File::open(&self.tmp)
-                .and_then(|f| f.sync_all())
-                .map_err(|e| Error::io(&self.tmp, e))?;
-            let sha = crate::config::sha256_file(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
-            fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
-            Ok((rows, sha))
+            let mut written = Written {
+                rows: 0,
+                sha256: String::new(),
+                histogram: None,
+            };
+            if self.keep.rows() {
+                written.rows = self.join()?;
+                File::open(&self.tmp)
+                    .and_then(|f| f.sync_all())
+                    .map_err(|e| Error::io(&self.tmp, e))?;
+                written.sha256 =
+                    crate::config::sha256_file(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
+                fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
+            } else {
+                remove_if_there(&self.path)?;
+            }
+            match self.recorders.take() {
+                Some(done) => {
+                    let recorders =
+                        std::mem::take(&mut *done.lock().map_err(|_| Error::Store {
+                            path: histogram_path.clone(),
+                            message: "an engine loop panicked while recording".into(),
+                        })?);
+                    let histogram = Recorder::combine(recorders);
+                    histogram.write(&histogram_tmp)?;
+                    let sha256 = crate::config::sha256_file(&histogram_tmp)
+                        .map_err(|e| Error::io(&histogram_tmp, e))?;
+                    fs::rename(&histogram_tmp, &histogram_path)
+                        .map_err(|e| Error::io(&histogram_path, e))?;
+                    written.histogram = Some(HistogramRecord {
+                        rows: histogram.rows() as u64,
+                        sha256,
+                        sub_bucket_bits: super::histogram::SUB_BITS,
+                        time_buckets: super::histogram::TIME_BUCKETS,
+                    });
+                }
+                None => remove_if_there(&histogram_path)?,
+            }
+            Ok(written)
         })();
         if result.is_err() {
             let _ = fs::remove_file(&self.tmp);
+            let _ = fs::remove_file(&histogram_tmp);
         }
         result
+    }
+}
+
+fn remove_if_there(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path, e)),
     }
 }
 

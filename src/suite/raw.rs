@@ -7,7 +7,7 @@ use crate::config::{checked_map, BlockSizes, Count, Duration, Fraction, Ident, Q
 use crate::io::EngineChoice;
 use crate::workload::{
     Better, DataKind, Length, Metric, Operation, Pattern, Precondition, RateLimit, Remap,
-    ReplayMode, ReplaySpec, Span, SteadyState, TestKind, TraceRef, Workload,
+    ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, TestKind, TraceRef, Workload,
 };
 
 use super::{TestSpec, Variants};
@@ -68,6 +68,8 @@ struct RawTest {
     #[serde(default)]
     rate: Option<RateLimit>,
     #[serde(default)]
+    samples: SampleKeep,
+    #[serde(default)]
     variants: Variants,
 }
 
@@ -91,6 +93,13 @@ impl TestSpec {
             return Err(
                 "rate: expected only in a synthetic test (a replay issues at its \
                  trace's times, or as fast as it can)"
+                    .into(),
+            );
+        }
+        if raw.steady_state.is_some() && raw.samples == SampleKeep::Histogram {
+            return Err(
+                "samples: a steady-state test reports its measurement window, which only \
+                 the rows can cut out; expected `raw` or `both`"
                     .into(),
             );
         }
@@ -122,6 +131,7 @@ impl TestSpec {
                 compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
                 replay,
                 rate: raw.rate,
+                samples: raw.samples,
                 precondition: raw.precondition,
                 steady_state: raw.steady_state.map(|s| SteadyState {
                     track: match raw.metric {

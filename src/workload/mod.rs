@@ -11,7 +11,8 @@ pub use data::{compressed_fraction, DataFiller};
 pub use replay::{placed_len, ReplayReport, TraceSource};
 pub use spec::{
     Better, DataKind, Length, Metric, Operation, Pattern, Precondition, RateLimit, Remap,
-    ReplayMode, ReplaySpec, Span, SteadyState, TestKind, TraceInput, TraceRef, Workload,
+    ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, TestKind, TraceInput, TraceRef,
+    Workload,
 };
 pub use synthetic::SyntheticSource;
 

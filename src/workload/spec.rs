@@ -44,6 +44,39 @@ pub struct Workload {
     /// threads), not as fast as the queue allows. Absent from the plan hash when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate: Option<RateLimit>,
+    /// What the job keeps of its I/Os: a row each, a histogram, or both. Absent from the
+    /// plan hash when `raw`.
+    #[serde(skip_serializing_if = "SampleKeep::is_raw")]
+    pub samples: SampleKeep,
+}
+
+/// What a job keeps of its I/Os (`samples: raw | histogram | both`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SampleKeep {
+    /// A row per I/O (`samples.parquet`): every figure exact, any query later.
+    #[default]
+    Raw,
+    /// Latency and time buckets (`histogram.parquet`): counts, means and extremes exact,
+    /// percentiles within 0.2%, a few thousand rows however long the job.
+    Histogram,
+    /// Both files; the figures come from the rows.
+    Both,
+}
+
+impl SampleKeep {
+    /// Whether it is the default, a row per I/O.
+    pub fn is_raw(&self) -> bool {
+        *self == SampleKeep::Raw
+    }
+    /// Whether a row per I/O is kept.
+    pub fn rows(&self) -> bool {
+        *self != SampleKeep::Histogram
+    }
+    /// Whether a histogram is kept.
+    pub fn histogram(&self) -> bool {
+        *self != SampleKeep::Raw
+    }
 }
 
 /// The rate a synthetic test issues at (`rate: 50000 IOPS` or `rate: 200MB/s`), as fio's
@@ -263,6 +296,7 @@ impl Workload {
             steady_state: None,
             replay: None,
             rate: None,
+            samples: SampleKeep::Raw,
         }
     }
 

@@ -143,16 +143,9 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
 /// Reads a samples or trace Parquet file with polars (as the store does: no hive parsing).
 pub fn read_parquet(path: &Path) -> polars::prelude::DataFrame {
     use polars::prelude::*;
-    LazyFrame::scan_parquet(
-        PlRefPath::new(path.to_string_lossy().as_ref()),
-        ScanArgsParquet {
-            hive_options: HiveOptions::new_disabled(),
-            ..Default::default()
-        },
-    )
-    .unwrap()
-    .collect()
-    .unwrap()
+    ParquetReader::new(std::fs::File::open(path).unwrap())
+        .finish()
+        .unwrap()
 }
 
 /// A fio iolog (version 3) trace of file `t`: one line per `(ms, action, offset, length)`.
