@@ -23,6 +23,28 @@ impl Op {
     }
 }
 
+/// A write's data as a simulated drive sees it: its bytes, or word that they are fresh
+/// random bytes, not generated (for a model that looks only at how data compresses: LZ4,
+/// like any compressor, cannot shrink random bytes, whose only repeats are chance ones of
+/// a few bytes, worth less than the framing it adds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteData<'a> {
+    /// The bytes written.
+    Bytes(&'a [u8]),
+    /// Fresh random bytes.
+    Random,
+}
+
+impl<'a> WriteData<'a> {
+    /// The part from byte `from`, `len` long.
+    pub fn slice(self, from: usize, len: usize) -> WriteData<'a> {
+        match self {
+            WriteData::Bytes(b) => WriteData::Bytes(&b[from..from + len]),
+            WriteData::Random => WriteData::Random,
+        }
+    }
+}
+
 /// One I/O to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IoRequest {

@@ -219,6 +219,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     let shape = shape(w, target);
     let block = target.info().logical_block as u64;
     let needs_data = target.needs_data() && w.operation.writes();
+    let random_as_mark = needs_data && target.random_as_mark();
     let queues = target.queues(shape.threads, shape.depth, engine)?;
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
     let abort = AtomicBool::new(false);
@@ -242,6 +243,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
         let ctx = LoopContext {
             depth: shape.depth,
             needs_data,
+            random_as_mark,
             tracker,
             leader: t == 0,
             stop,
@@ -357,6 +359,9 @@ fn note_lag(r: &mut LoopResult, lag: u64) {
 struct LoopContext<'a> {
     depth: u32,
     needs_data: bool,
+    /// Incompressible data is not generated but marked (except the probes'): the target
+    /// looks only at how it compresses.
+    random_as_mark: bool,
     tracker: Option<&'a steady::Tracker>,
     /// The loop that tests the steady-state rounds and reports progress.
     leader: bool,
@@ -558,9 +563,14 @@ impl<'a> Loop<'a> {
             .pop()
             .expect("a free slot when fewer than depth are in flight");
         if req.op == Op::Write && self.ctx.needs_data {
+            let probe = self.writes % PROBE_EVERY == 0 && self.probes < PROBE_MAX;
+            let marked = self.ctx.random_as_mark && !probe && filler.skip_random();
+            buf.mark_random(marked);
             let data = &mut buf.as_mut_slice()[..req.len as usize];
-            filler.fill(data);
-            if self.writes % PROBE_EVERY == 0 && self.probes < PROBE_MAX {
+            if !marked {
+                filler.fill(data);
+            }
+            if probe {
                 self.r.probe_in += data.len() as u64;
                 self.r.probe_out += (compressed_fraction(data) * data.len() as f64) as u64;
                 self.probes += 1;

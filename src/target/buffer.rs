@@ -7,6 +7,7 @@ use std::alloc::{alloc_zeroed, dealloc, Layout};
 pub struct AlignedBuf {
     ptr: *mut u8,
     layout: Layout,
+    random: bool,
 }
 
 // SAFETY: the buffer is uniquely owned heap memory; moving it between threads is sound.
@@ -25,7 +26,22 @@ impl AlignedBuf {
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        AlignedBuf { ptr, layout }
+        AlignedBuf {
+            ptr,
+            layout,
+            random: false,
+        }
+    }
+
+    /// Marks the buffer as standing for fresh random bytes it does not hold (see
+    /// [`Target::random_as_mark`](super::Target::random_as_mark)), or clears the mark.
+    pub fn mark_random(&mut self, random: bool) {
+        self.random = random;
+    }
+
+    /// Whether the buffer stands for fresh random bytes instead of holding its data.
+    pub fn is_random(&self) -> bool {
+        self.random
     }
 
     /// The whole buffer.

@@ -135,6 +135,12 @@ pub trait Target: Send {
     fn needs_data(&self) -> bool {
         true
     }
+    /// Whether the target takes a buffer marked as fresh random bytes
+    /// ([`AlignedBuf::mark_random`]) in place of the bytes: a model that looks only at how
+    /// data compresses, for which the engine then skips generating incompressible data.
+    fn random_as_mark(&self) -> bool {
+        false
+    }
     /// Whether the target serves several queues at once (one per engine thread). A target
     /// that does not (a simulation, whose state one queue owns) runs `threads × depth` in
     /// one queue instead.

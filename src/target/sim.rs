@@ -12,7 +12,7 @@
 
 use crate::drive::{DriveSpec, SimSpec};
 use crate::error::Result;
-use crate::io::{Command, EngineChoice, IoRequest, Op};
+use crate::io::{Command, EngineChoice, IoRequest, Op, WriteData};
 use crate::workload::Workload;
 
 use super::virtual_queue::{reserving_queues, Reserving};
@@ -190,7 +190,7 @@ impl Reserving for SimpleSim {
     fn advance_to(&mut self, t: u64) {
         self.clock = self.clock.max(t);
     }
-    fn serve(&mut self, now: u64, req: &IoRequest, _data: Option<&[u8]>) -> Result<u64> {
+    fn serve(&mut self, now: u64, req: &IoRequest, _data: Option<WriteData>) -> Result<u64> {
         Ok(SimpleSim::serve(self, now, req))
     }
     /// The command crosses the link; the model keeps no mapping to trim and completes a

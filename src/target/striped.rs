@@ -6,7 +6,7 @@
 
 use crate::drive::{DriveSpec, SsdSpec};
 use crate::error::Result;
-use crate::io::{Command, EngineChoice, IoRequest, Op};
+use crate::io::{Command, EngineChoice, IoRequest, Op, WriteData};
 
 use super::ssd::SsdSim;
 use super::virtual_queue::{reserving_queues, Reserving};
@@ -136,6 +136,10 @@ impl Target for StripedSsd {
         self.members[0].needs_data()
     }
 
+    fn random_as_mark(&self) -> bool {
+        self.members[0].random_as_mark()
+    }
+
     /// Each controller discards its part of the range.
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
         for (m, start, len) in self.runs(offset, len) {
@@ -189,7 +193,7 @@ impl Reserving for StripedSsd {
         Ok(done)
     }
 
-    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<&[u8]>) -> Result<u64> {
+    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
         let len = req.len as u64;
         let write = req.op == Op::Write;
         let wire = (len as f64 * self.link_ns_per_byte) as u64;
@@ -211,7 +215,7 @@ impl Reserving for StripedSsd {
                 offset: at,
                 len: take as u32,
             };
-            let bytes = data.map(|d| &d[from as usize..(from + take) as usize]);
+            let bytes = data.map(|d| d.slice(from as usize, take as usize));
             done = done.max(Reserving::serve(
                 &mut self.members[m],
                 first_byte,

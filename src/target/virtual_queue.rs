@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::error::{Error, Result};
-use crate::io::{Command, IoRequest, Op};
+use crate::io::{Command, IoRequest, Op, WriteData};
 
 use super::{AlignedBuf, Completion, IoQueue, TargetError};
 
@@ -54,7 +54,7 @@ pub(super) trait Reserving: Send {
     fn advance_to(&mut self, t: u64);
     /// Models `req` issued at `now` (with its data, for a drive that looks at it); returns
     /// when it completes.
-    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<&[u8]>) -> Result<u64>;
+    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64>;
     /// Models a trim or flush issued at `now` with nothing in flight; returns when it is
     /// done.
     fn command(&mut self, now: u64, cmd: Command) -> Result<u64>;
@@ -146,8 +146,13 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
 
     fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {
         let now = self.sim.clock();
-        let data = (req.op == Op::Write && self.sim.wants_data())
-            .then(|| &buf.as_slice()[..req.len as usize]);
+        let data = (req.op == Op::Write && self.sim.wants_data()).then(|| {
+            if buf.is_random() {
+                WriteData::Random
+            } else {
+                WriteData::Bytes(&buf.as_slice()[..req.len as usize])
+            }
+        });
         let done = self.sim.serve(now, &req, data)?;
         self.bufs[slot as usize] = Some(buf);
         // A completion is never at the instant of its submit.

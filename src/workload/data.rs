@@ -86,6 +86,16 @@ impl DataFiller {
         }
     }
 
+    /// For incompressible data, draws what [`fill`](Self::fill) would and writes nothing
+    /// (the target takes the buffer as marked random); `false`, drawing nothing, otherwise.
+    pub fn skip_random(&mut self) -> bool {
+        if self.kind != DataKind::Incompressible {
+            return false;
+        }
+        self.rng.next_u64();
+        true
+    }
+
     /// Writes fresh data into `buf`.
     pub fn fill(&mut self, buf: &mut [u8]) {
         match self.kind {

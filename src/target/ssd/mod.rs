@@ -23,7 +23,7 @@ use rand::SeedableRng;
 
 use crate::drive::{DriveSpec, FtlKind, GcMode, GcPolicy, SsdHistory, SsdSpec};
 use crate::error::Result;
-use crate::io::{Command, EngineChoice, IoRequest, Op};
+use crate::io::{Command, EngineChoice, IoRequest, Op, WriteData};
 
 use super::virtual_queue::{reserving_queues, Reserving};
 use super::{IoQueue, Target, TargetInfo};
@@ -324,9 +324,11 @@ impl SsdSim {
 
     /// Bytes a write stores: the LZ4-compressed size of its data on a compressing
     /// controller (never more than the data), else its length.
-    fn stored_bytes(&mut self, data: Option<&[u8]>, len: u64) -> u64 {
+    fn stored_bytes(&mut self, data: Option<WriteData>, len: u64) -> u64 {
         match data {
-            Some(d) if self.p.compression => {
+            // LZ4's output for random bytes is the bytes and its framing: stored as they are.
+            Some(WriteData::Random) => len,
+            Some(WriteData::Bytes(d)) if self.p.compression => {
                 self.scratch
                     .resize(lz4_flex::block::get_maximum_output_size(d.len()), 0);
                 match lz4_flex::block::compress_into(d, &mut self.scratch) {
@@ -339,7 +341,7 @@ impl SsdSim {
     }
 
     /// Models one request issued at absolute time `now`; returns its completion time.
-    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<&[u8]>) -> Result<u64> {
+    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
         let p = self.p;
         let len = req.len as u64;
         // The command, and a write's data, over the link; then the controller.
@@ -413,7 +415,7 @@ impl SsdSim {
     fn serve_write(
         &mut self,
         req: &IoRequest,
-        data: Option<&[u8]>,
+        data: Option<WriteData>,
         span: Pages,
         mut at: u64,
     ) -> Result<u64> {
@@ -655,6 +657,10 @@ impl Target for SsdSim {
         self.p.compression
     }
 
+    fn random_as_mark(&self) -> bool {
+        self.p.compression
+    }
+
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
         self.discard(offset, len);
         Ok(())
@@ -727,7 +733,7 @@ impl Reserving for SsdSim {
     fn advance_to(&mut self, t: u64) {
         self.clock = self.clock.max(t);
     }
-    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<&[u8]>) -> Result<u64> {
+    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
         SsdSim::serve(self, now, req, data)
     }
     fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
@@ -808,6 +814,43 @@ mod tests {
     }
 
     use rand::SeedableRng;
+
+    #[test]
+    fn random_bytes_and_the_random_mark_are_served_alike() {
+        // A compressing controller stores fresh random bytes as they are: marked random
+        // (the engine then generates none), every write completes when it did with the
+        // bytes themselves, of every size from 512 B to 128 KiB.
+        let yaml = small_yaml("greedy", false) + "  compression: true\n";
+        let (mut bytes, mut marked) = (from_yaml(&yaml), from_yaml(&yaml));
+        let mut filler =
+            crate::workload::DataFiller::new(crate::workload::DataKind::Incompressible, 0.0, 9);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut buf = vec![0u8; 128 << 10];
+        for seq in 0..20_000u64 {
+            let len = 512u32 << below(&mut rng, 9);
+            let req = IoRequest {
+                seq,
+                op: Op::Write,
+                offset: below(&mut rng, (200 << 20) / len as u64) * len as u64,
+                len,
+            };
+            filler.fill(&mut buf[..len as usize]);
+            let a = bytes
+                .serve(
+                    bytes.clock,
+                    &req,
+                    Some(WriteData::Bytes(&buf[..len as usize])),
+                )
+                .unwrap();
+            let b = marked
+                .serve(marked.clock, &req, Some(WriteData::Random))
+                .unwrap();
+            assert_eq!(a, b, "write {seq} of {len} bytes");
+            bytes.clock = a;
+            marked.clock = b;
+        }
+        assert_eq!(bytes.stats().nand_bytes, marked.stats().nand_bytes);
+    }
 
     #[test]
     fn garbage_collection_copies_and_counts_write_amplification() {
