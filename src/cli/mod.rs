@@ -99,6 +99,11 @@ enum Command {
         /// kernel name, for devices without one). Repeatable.
         #[arg(long = "destroy-data", value_name = "SERIAL")]
         destroy_data: Vec<String>,
+        /// Simulate drives in parallel only while their states, together, are estimated to
+        /// fit in this much memory (e.g. 1GiB; a drive that needs more runs alone). Default:
+        /// no limit.
+        #[arg(long, value_name = "SIZE", value_parser = roundup::units::parse_size)]
+        memory: Option<u64>,
         /// Print what the run did as JSON (jobs completed, kept, run for the state, failed
         /// with the reason), and nothing else on standard output.
         #[arg(long)]
@@ -411,6 +416,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
             engine,
             shard,
             destroy_data,
+            memory,
             json,
         } => run_command(
             &cli.lab,
@@ -420,6 +426,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
                 resume: *resume,
                 engine: *engine,
                 destroy_data: destroy_data.clone(),
+                memory: *memory,
             },
             RunReport {
                 dry_run: *dry_run,
@@ -574,7 +581,13 @@ fn demo(lab_dir: &Path) -> Result<()> {
         ..Default::default()
     };
     let plan = plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
-    let opts = RunOptions::default();
+    // A first look keeps to a gigabyte: the simulated drives' states within 800 MiB (the
+    // rest of the process takes about 100 MB), so that the largest (a 256 GB drive's map is
+    // most of that) run beside small ones, not two at once.
+    let opts = RunOptions {
+        memory: Some(800 << 20),
+        ..RunOptions::default()
+    };
     print_plan(&lab, &plan, &opts, false)?;
     run_plan(&lab, &plan, &opts, false)?;
     do_render(&lab, &render::Options::default(), false)?;

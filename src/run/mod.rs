@@ -43,6 +43,9 @@ pub struct RunOptions {
     pub engine: Option<EngineChoice>,
     /// Block devices (serials or kernel names) whose data write tests may destroy.
     pub destroy_data: Vec<String>,
+    /// Simulated drives run in parallel only while their states, together, are estimated
+    /// to fit in this many bytes (one runs alone if it does not); none: no limit.
+    pub memory: Option<u64>,
 }
 
 /// Receives what happens during a run (progress bars in the CLI, nothing in tests).

@@ -3,6 +3,7 @@
 //! (monotonic) or virtual.
 
 mod buffer;
+mod deferred;
 pub mod device;
 mod file;
 pub mod fio;
@@ -205,12 +206,6 @@ pub fn open(
     destroy: &[String],
 ) -> Result<Box<dyn Target>> {
     match &spec.target {
-        TargetSpec::Sim(sim) => Ok(Box::new(SimpleSim::new(spec, sim)?)),
-        TargetSpec::Ssd(ssd) if ssd.controllers > 1 => {
-            Ok(Box::new(striped::StripedSsd::new(spec, ssd)?))
-        }
-        TargetSpec::Ssd(ssd) => Ok(Box::new(ssd::SsdSim::new(spec, ssd)?)),
-        TargetSpec::Hdd(hdd) => Ok(Box::new(hdd::HddSim::new(spec, hdd)?)),
         TargetSpec::Path(p) => match &p.bench {
             Some(bench) => Ok(Box::new(RemoteTarget::new(spec, p, bench, writes)?)),
             None => Ok(Box::new(FileTarget::open(
@@ -221,6 +216,23 @@ pub fn open(
                 destroy,
             )?)),
         },
+        TargetSpec::Ssd(_) => Ok(Box::new(deferred::Deferred::new(spec)?)),
+        _ => build(spec),
+    }
+}
+
+/// Builds a simulated drive, in full, now.
+fn build(spec: &DriveSpec) -> Result<Box<dyn Target>> {
+    match &spec.target {
+        TargetSpec::Sim(sim) => Ok(Box::new(SimpleSim::new(spec, sim)?)),
+        TargetSpec::Ssd(ssd) if ssd.controllers > 1 => {
+            Ok(Box::new(striped::StripedSsd::new(spec, ssd)?))
+        }
+        TargetSpec::Ssd(ssd) => Ok(Box::new(ssd::SsdSim::new(spec, ssd)?)),
+        TargetSpec::Hdd(hdd) => Ok(Box::new(hdd::HddSim::new(spec, hdd)?)),
+        TargetSpec::Path(_) => {
+            Err(TargetError::Internal("a file or device is opened, not built").into())
+        }
     }
 }
 
