@@ -89,3 +89,23 @@ fn o_is_short_for_out() {
     let bytes = std::fs::read(to).unwrap();
     assert!(bytes.starts_with(b"PAR1"));
 }
+
+#[test]
+fn drives_json_lists_the_drives_and_block_devices_for_scripts() {
+    let lab = TestLab::new();
+    lab.sim_drive("sim-a", "Alpha", "A1", 4);
+    let target = lab.file_drive("file-a", "16MiB");
+    let out = lab.roundup(&["drives", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let drives = v["drives"].as_array().unwrap();
+    assert_eq!(drives.len(), 2);
+    assert_eq!(drives[0]["id"], "file-a");
+    assert_eq!(drives[0]["target"], "file or block device");
+    assert_eq!(drives[0]["path"], target.display().to_string());
+    assert_eq!(drives[1]["id"], "sim-a");
+    assert_eq!(drives[1]["firmware"], "A1");
+    assert!(drives[1]["path"].is_null());
+    assert_eq!(v["benches"].as_array().unwrap().len(), 0);
+    assert!(v["block_devices"].is_array());
+}

@@ -111,7 +111,11 @@ enum Command {
     },
     /// List the lab's drives, whether their benches answer, and the block devices the
     /// kernel reports.
-    Drives,
+    Drives {
+        /// Print JSON for scripts: `drives`, `benches` and `block_devices`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Merge results folders (the shards of a run, another bench's or lab's results) into
     /// this lab's results/: jobs already there with the same content are skipped, a job
     /// held with other content is an error naming both places unless `--prefer` says
@@ -393,7 +397,7 @@ fn load(lab: &Path) -> Result<Lab> {
 fn dispatch(cli: &Cli) -> Result<()> {
     match &cli.command {
         Command::Check => check(&cli.lab),
-        Command::Drives => drives(&cli.lab),
+        Command::Drives { json } => drives(&cli.lab, *json),
         Command::Serve { port } => serve(&cli.lab, *port),
         Command::Trace(t) => trace::run(t, &cli.lab),
         Command::Commentary(CommentaryCommand::Init { page, compare }) => {

@@ -173,8 +173,11 @@ fn print_aligned(table: &[Vec<String>]) -> Result<()> {
 }
 
 /// `roundup drives`: the lab's drives, then the block devices the kernel reports.
-pub(super) fn drives(lab_dir: &Path) -> Result<()> {
+pub(super) fn drives(lab_dir: &Path, json: bool) -> Result<()> {
     let lab = load(lab_dir)?;
+    if json {
+        return drives_json(&lab);
+    }
     outln!("drives in the lab:");
     // Columns as wide as their longest entry, so that a long name does not push its row out.
     let rows: Vec<[String; 4]> = lab
@@ -244,5 +247,55 @@ pub(super) fn drives(lab_dir: &Path) -> Result<()> {
             d.get("backing_file").map(|b| format!(", backed by {b}")).unwrap_or_default()
         );
     }
+    Ok(())
+}
+
+/// `roundup drives --json`: the same three lists as objects.
+fn drives_json(lab: &roundup::lab::Lab) -> Result<()> {
+    let mut benches = std::collections::BTreeSet::new();
+    let drives: Vec<serde_json::Value> = lab
+        .drives
+        .iter()
+        .map(|(id, d)| {
+            let s = &d.spec;
+            let (kind, path, bench) = match &s.target {
+                TargetSpec::Sim(_) => ("simulated", None, None),
+                TargetSpec::Ssd(_) => ("simulated SSD", None, None),
+                TargetSpec::Hdd(_) => ("simulated hard disk", None, None),
+                TargetSpec::Path(p) => {
+                    if let Some(b) = &p.bench {
+                        benches.insert(b.clone());
+                    }
+                    (
+                        "file or block device",
+                        Some(p.path.display().to_string()),
+                        p.bench.as_ref().map(|b| b.to_string()),
+                    )
+                }
+            };
+            serde_json::json!({
+                "id": id,
+                "name": s.display_name(),
+                "firmware": s.firmware,
+                "target": kind,
+                "path": path,
+                "bench": bench,
+                "file": d.file.display().to_string(),
+            })
+        })
+        .collect();
+    let benches: Vec<serde_json::Value> = benches
+        .iter()
+        .map(|b| match roundup::target::fio::bench_version(b) {
+            Ok(v) => serde_json::json!({"bench": b.to_string(), "answers": true, "fio": v.text}),
+            Err(e) => serde_json::json!({"bench": b.to_string(), "answers": false, "error": e.to_string()}),
+        })
+        .collect();
+    let out = serde_json::json!({
+        "drives": drives,
+        "benches": benches,
+        "block_devices": device::inventory(),
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
 }
