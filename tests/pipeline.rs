@@ -270,15 +270,32 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
         .is_file());
 }
 
+/// Whether python3 imports `modules` (a test that needs them says it is skipped if not).
+fn python_has(modules: &str) -> bool {
+    let probe = std::process::Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output();
+    let has = probe.is_ok_and(|o| o.status.success());
+    if !has {
+        eprintln!("skipped: python3 with {modules} is not installed (.ci/run installs them)");
+    }
+    has
+}
+
+/// Runs a Python script with the lab's path as its argument; its standard output, trimmed.
+fn python(script: &str, lab: &TestLab) -> String {
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(lab.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).trim().to_string()
+}
+
 #[test]
 fn parquet_reads_in_pyarrow_and_duckdb_with_the_same_figures() {
-    let probe = std::process::Command::new("python3")
-        .args(["-c", "import pyarrow, duckdb"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!(
-            "skipped: python3 with pyarrow and duckdb is not installed (.ci/run installs them)"
-        );
+    if !python_has("pyarrow, duckdb") {
         return;
     }
     let lab = TestLab::new();
@@ -313,13 +330,7 @@ for r in json.load(open(lab + '/summary.json')):
         assert abs(a - b) <= 1e-9 * abs(b), (job, name, a, b)
 print(len(files), rows, n, drives, compared)
 "#;
-    let out = std::process::Command::new("python3")
-        .args(["-c", script])
-        .arg(lab.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out).trim(), "6 8400 8400 2 6");
+    assert_eq!(python(script, &lab), "6 8400 8400 2 6");
 }
 
 #[test]
@@ -809,11 +820,7 @@ fn a_histogram_only_job_keeps_no_rows_and_renders() {
     assert!(lab.path().join("site/suites/h.html").is_file());
     // DuckDB reads the histogram as the docs say: the count, mean and maximum are the
     // summary's, exactly.
-    let probe = std::process::Command::new("python3")
-        .args(["-c", "import duckdb"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: python3 with duckdb is not installed (.ci/run installs it)");
+    if !python_has("duckdb") {
         return;
     }
     lab.write("summary.json", &stdout(&summary));
@@ -829,11 +836,5 @@ for r in json.load(open(lab + '/summary.json')):
     assert abs(mx / 1e3 - r['lat_max_us']) <= 1e-9 * mx, (f, mx, r['lat_max_us'])
 print('ok')
 "#;
-    let out = std::process::Command::new("python3")
-        .args(["-c", script])
-        .arg(lab.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out).trim(), "ok");
+    assert_eq!(python(script, &lab), "ok");
 }
