@@ -444,8 +444,9 @@ pub(crate) fn run_drives(ctx: &RunContext, drives: Vec<DriveRun>) -> Result<RunS
         }
     });
     sims.sort_by(|a, b| {
-        sim_rate(&b.drive.spec.target)
-            .total_cmp(&sim_rate(&a.drive.spec.target))
+        has_history(&b.drive.spec.target)
+            .cmp(&has_history(&a.drive.spec.target))
+            .then_with(|| sim_rate(&b.drive.spec.target).total_cmp(&sim_rate(&a.drive.spec.target)))
             .then_with(|| a.drive.spec.id.0.cmp(&b.drive.spec.id.0))
     });
     // The queue and the estimated bytes of the states being simulated: a worker takes the
@@ -477,12 +478,14 @@ pub(crate) fn run_drives(ctx: &RunContext, drives: Vec<DriveRun>) -> Result<RunS
                     };
                 };
                 drop(q);
+                // Its bytes are given back however the drive ends (a panic too), so that no
+                // worker waits for them forever.
+                let _done = Finished {
+                    queue: &queue,
+                    finished: &finished,
+                    bytes,
+                };
                 drive.run(ctx, &shared);
-                give_back_freed_memory();
-                if let Ok(mut q) = queue.lock() {
-                    q.1 -= bytes;
-                }
-                finished.notify_all();
             });
         }
     });
@@ -490,6 +493,24 @@ pub(crate) fn run_drives(ctx: &RunContext, drives: Vec<DriveRun>) -> Result<RunS
         return Err(Error::Interrupted);
     }
     Ok(shared.summary.into_inner().expect("summary lock"))
+}
+
+/// A simulated drive's end: its state's memory given back to the system and its estimated
+/// bytes to the queue, and the workers waiting for room woken.
+struct Finished<'a, T> {
+    queue: &'a Mutex<(T, u64)>,
+    finished: &'a std::sync::Condvar,
+    bytes: u64,
+}
+
+impl<T> Drop for Finished<'_, T> {
+    fn drop(&mut self) {
+        give_back_freed_memory();
+        if let Ok(mut q) = self.queue.lock() {
+            q.1 -= self.bytes;
+        }
+        self.finished.notify_all();
+    }
 }
 
 /// The first of the waiting drives (by their states' estimated bytes) that fits in `budget`
@@ -533,13 +554,20 @@ fn state_bytes(spec: &DriveSpec) -> u64 {
     }
 }
 
+/// Whether a used drive's history is played when it is built: seconds of simulated writes
+/// before its first job, so it starts first.
+fn has_history(target: &TargetSpec) -> bool {
+    matches!(target, TargetSpec::Ssd(s) if s.history.is_some())
+}
+
 /// How much work a simulated drive's jobs are likely to cost per second of virtual time:
-/// the data it can move (bytes/s), four times over for a compressing drive, which runs a
-/// compressor over every byte written (about what it costs against the model).
+/// the data it can move (bytes/s), half as much again for a compressing drive, which runs
+/// a compressor over the compressible data written (incompressible data it is told is
+/// random, at no cost).
 fn sim_rate(target: &TargetSpec) -> f64 {
     match target {
         TargetSpec::Sim(s) => s.link_rate.0,
-        TargetSpec::Ssd(s) => s.link_rate.0 * if s.compression { 4.0 } else { 1.0 },
+        TargetSpec::Ssd(s) => s.link_rate.0 * if s.compression { 1.5 } else { 1.0 },
         TargetSpec::Hdd(h) => h.outer_rate.0.min(h.link_rate.0),
         TargetSpec::Path(_) => 0.0,
     }
