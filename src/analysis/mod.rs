@@ -89,11 +89,20 @@ impl JobSummary {
     }
 }
 
-/// Computes the figures of one stored job from its samples. A file polars cannot read
-/// (truncated, corrupt) is an error naming it; so is a panic inside polars on such a file.
+/// Computes the figures of one stored job from its rows, or its histogram where it kept only
+/// that. A file polars cannot read (truncated, corrupt) is an error naming it; so is a panic
+/// inside polars on such a file.
 pub fn summarize_job(job: &StoredJob) -> Result<JobSummary, String> {
-    let path = job.samples();
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| summarize_samples(job))) {
+    let rows = job.manifest.samples.rows();
+    let path = if rows { job.samples() } else { job.histogram() };
+    let summarize = || {
+        if rows {
+            summarize_samples(job)
+        } else {
+            summarize_histogram(job)
+        }
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(summarize)) {
         Ok(r) => r,
         Err(_) => Err(format!(
             "{}: cannot read samples (the Parquet reader failed on it)",
@@ -214,9 +223,6 @@ pub fn radix_sort(v: &mut Vec<u64>) {
 }
 
 fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
-    if !job.manifest.samples.rows() {
-        return summarize_histogram(job);
-    }
     // The file is read once.
     let samples = read_samples(job)?;
     // A steady-state test reports its measurement window (SNIA), not every round.
@@ -239,13 +245,8 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
             quantile(&sorted, 0.99)
         }
     };
-    Ok(assemble(
-        job,
-        window,
-        &pass,
-        &|p| quantile(&sorted, p),
-        &p99_by_op,
-    ))
+    let quantile_ns = |p| quantile(&sorted, p);
+    Ok(assemble(job, window, pass, &quantile_ns, &p99_by_op))
 }
 
 /// A job's figures from its histogram (`samples: histogram`): see [`crate::store::histogram`]
@@ -265,15 +266,7 @@ fn summarize_histogram(job: &StoredJob) -> Result<JobSummary, String> {
     }
     let tally = |buckets: &[crate::store::histogram::Bucket]| {
         let mut t = Tally::default();
-        for b in buckets {
-            let b = &b.tally;
-            t.ios += b.ios;
-            t.bytes += b.bytes;
-            t.latency_sum += b.latency_sum_ns as u128;
-            t.max = t.max.max(b.latency_max_ns);
-            t.first = t.first.min(b.first_submit_ns);
-            t.last = t.last.max(b.last_complete_ns);
-        }
+        buckets.iter().for_each(|b| t.absorb(&b.tally));
         t
     };
     let ops = [tally(&h.latency[0]), tally(&h.latency[1])];
@@ -286,11 +279,7 @@ fn summarize_histogram(job: &StoredJob) -> Result<JobSummary, String> {
         // A bucket goes where its middle completion time falls.
         let mid = (b.low_ns / 2 + b.high_ns / 2).clamp(start, all.last.max(start));
         let k = ((mid - start) / width).min(TIMELINE_POINTS - 1) as usize;
-        let i = &mut intervals[k];
-        i.ios += b.tally.ios;
-        i.bytes += b.tally.bytes;
-        i.latency_sum += b.tally.latency_sum_ns as u128;
-        i.max = i.max.max(b.tally.latency_max_ns);
+        intervals[k].absorb(&b.tally);
     }
     let pass = Pass {
         ops,
@@ -300,13 +289,8 @@ fn summarize_histogram(job: &StoredJob) -> Result<JobSummary, String> {
     };
     let both = merge_buckets(&h.latency[0], &h.latency[1]);
     let p99_by_op = |k: usize| bucket_quantile(&h.latency[k], 0.99);
-    Ok(assemble(
-        job,
-        None,
-        &pass,
-        &|p| bucket_quantile(&both, p),
-        &p99_by_op,
-    ))
+    let quantile_ns = |p| bucket_quantile(&both, p);
+    Ok(assemble(job, None, pass, &quantile_ns, &p99_by_op))
 }
 
 /// Two operations' latency buckets as one list (the same bucket's tallies merged).
@@ -361,7 +345,7 @@ pub fn bucket_quantile(buckets: &[crate::store::histogram::Bucket], p: f64) -> f
 fn assemble(
     job: &StoredJob,
     window: Option<(u64, u64)>,
-    pass: &Pass,
+    pass: Pass,
     quantile_ns: &dyn Fn(f64) -> f64,
     p99_by_op: &dyn Fn(usize) -> f64,
 ) -> JobSummary {
@@ -417,7 +401,7 @@ fn assemble(
                 b.saturating_sub(pass.start_ns) as f64 / 1e9,
             )
         }),
-        timeline: pass.timeline.clone(),
+        timeline: pass.timeline,
         by_op,
     }
 }
@@ -456,6 +440,16 @@ impl Tally {
         self.first = self.first.min(submit);
         self.last = self.last.max(submit + latency);
     }
+    /// Adds a histogram bucket's tally.
+    fn absorb(&mut self, b: &crate::store::histogram::Tally) {
+        self.ios += b.ios;
+        self.bytes += b.bytes;
+        self.latency_sum += b.latency_sum_ns as u128;
+        self.max = self.max.max(b.latency_max_ns);
+        self.first = self.first.min(b.first_submit_ns);
+        self.last = self.last.max(b.last_complete_ns);
+    }
+
     fn plus(&self, o: &Tally) -> Tally {
         Tally {
             ios: self.ios + o.ios,

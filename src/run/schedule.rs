@@ -451,7 +451,14 @@ pub(crate) fn run_drives(ctx: &RunContext, drives: Vec<DriveRun>) -> Result<RunS
     });
     // The queue and the estimated bytes of the states being simulated: a worker takes the
     // first drive that fits beside them, or waits for one to finish.
-    let queue = Mutex::new((VecDeque::from(sims), 0u64));
+    let sims: VecDeque<(DriveRun, u64)> = sims
+        .into_iter()
+        .map(|d| {
+            let bytes = state_bytes(&d.drive.spec);
+            (d, bytes)
+        })
+        .collect();
+    let queue = Mutex::new((sims, 0u64));
     let finished = std::sync::Condvar::new();
     let budget = ctx.opts.memory.unwrap_or(u64::MAX);
     let workers = rayon::current_num_threads().max(1);
@@ -464,11 +471,9 @@ pub(crate) fn run_drives(ctx: &RunContext, drives: Vec<DriveRun>) -> Result<RunS
                     if waiting.is_empty() {
                         return;
                     }
-                    let sizes = waiting.iter().map(|d| state_bytes(&d.drive.spec));
-                    let fits = first_fitting(sizes, *used, budget);
-                    if let Some(i) = fits {
-                        let drive = waiting.remove(i).expect("a drive at i");
-                        let bytes = state_bytes(&drive.drive.spec);
+                    let sizes = waiting.iter().map(|(_, bytes)| *bytes);
+                    if let Some(i) = first_fitting(sizes, *used, budget) {
+                        let (drive, bytes) = waiting.remove(i).expect("a drive at i");
                         *used += bytes;
                         break (drive, bytes);
                     }
