@@ -1,7 +1,8 @@
 #!/bin/sh
 # The render benchmark of issue 6: a lab of 20 simulated drives runs the full-length
 # anandtech-2010 and bit-tech-2009 suites (about 100 million raw samples), then
-# `roundup render` builds the site from nothing, and once more with nothing changed.
+# `roundup render` builds the site from nothing, and once more with nothing changed; then
+# from nothing with `--png` (every chart exported as a PNG file too).
 # Prints the sample count, each render's wall time and peak memory (GNU time).
 #
 #   benches/render-100m.sh [LAB_DIR]      (default /tmp/roundup-render-bench)
@@ -42,10 +43,17 @@ samples=$(python3 -c 'import json,glob; print(sum(json.load(open(f))["samples_ro
 jobs=$(find results -name manifest.json | wc -l)
 echo "lab: $i drives, $jobs jobs, $samples raw samples, $(du -sh results | cut -f1) of Parquet"
 
-rm -rf site
-for pass in cold unchanged; do
-    /usr/bin/time -f "%e %M" -o /tmp/roundup-render-time "$bin" render >/tmp/roundup-render-out
+timed() { # label, render arguments...
+    label=$1; shift
+    /usr/bin/time -f "%e %M" -o /tmp/roundup-render-time "$bin" render "$@" >/tmp/roundup-render-out
     read -r secs kb </tmp/roundup-render-time
-    echo "render ($pass): $secs s, peak $((kb / 1024)) MiB; $(tail -n 1 /tmp/roundup-render-out)"
-done
+    echo "render ($label): $secs s, peak $((kb / 1024)) MiB; $(tail -n 1 /tmp/roundup-render-out)"
+}
+rm -rf site
+timed cold
+timed unchanged
 echo "site: $(find site -type f | wc -l) files, $(du -sh site | cut -f1)"
+# Publishing: every chart exported as a PNG file too (resvg at 1200 px).
+rm -rf site
+timed "cold, --png" --png
+echo "site with the PNG files: $(find site -type f | wc -l) files, $(du -sh site | cut -f1)"

@@ -17,6 +17,7 @@ pub mod config;
 pub mod drive;
 pub mod engine;
 pub mod error;
+pub mod hash;
 pub mod io;
 pub mod lab;
 pub mod plan;

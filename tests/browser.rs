@@ -52,9 +52,39 @@ fn site() -> TestLab {
     lab.write("commentary/suites/tiny.md", "Intro with a [link](../index.html) and <script>alert(1)</script>.\n\n## random-write-4k.data-compressible\nAlpha leads.\n");
     lab.write("review.yaml", "compare:\n  - [sim-b, sim-a]\n");
     assert!(lab.roundup(&["run"]).status.success());
-    let out = lab.roundup(&["render"]);
+    // As a reviewer publishing renders: the PNG exports as files too.
+    let out = lab.roundup(&["render", "--png"]);
     assert!(out.status.success(), "{}", stderr(&out));
     lab
+}
+
+#[test]
+fn without_png_files_each_chart_offers_a_png_the_browser_draws() {
+    let lab = site();
+    // Rendered again without `--png`: the files go, each chart gets a button instead.
+    let out = lab.roundup(&["render"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let root = lab.path().join("site");
+    let all = files(&root);
+    assert!(
+        !all.iter()
+            .any(|f| f.extension().is_some_and(|e| e == "png")),
+        "PNG exports left behind"
+    );
+    let page = fs::read_to_string(root.join("drives/sim-a.html")).unwrap();
+    let sections = page.matches("<section class=\"test\"").count();
+    assert!(sections > 3);
+    assert_eq!(
+        page.matches("<button type=\"button\" class=\"png-export\" data-file=\"sim-a.tiny.")
+            .count(),
+        sections
+    );
+    assert!(!page.contains(">PNG, 1200 px</a>"));
+    assert!(page.contains("<script src=\"../static/png-export.js\" defer></script>"));
+    // The fonts the browser draws the chart with: the bundled ones, as data URLs.
+    let fonts = fs::read_to_string(root.join("static/fonts.js")).unwrap();
+    assert_eq!(fonts.matches("data:font/ttf;base64,AAEAAA").count(), 2);
+    assert!(fonts.contains("family: \"roundup-sans\""));
 }
 
 #[test]

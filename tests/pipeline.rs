@@ -105,6 +105,17 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
     let m: serde_json::Value =
         serde_json::from_slice(&fs::read(one.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(m["samples_rows"], 2000);
+    // Every row a write (a random write test): counted, so the analysis skips `op`.
+    let writes = df
+        .column("op")
+        .unwrap()
+        .as_materialized_series()
+        .equal("write")
+        .unwrap()
+        .sum()
+        .unwrap_or(0);
+    assert_eq!(writes, 2000);
+    assert_eq!(m["samples_writes"], 2000);
     assert_eq!(m["target"]["kind"], "file");
     assert_eq!(m["engine_requested"], "auto");
     assert!(
@@ -235,7 +246,8 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
     assert_eq!(cdfs.len(), 3, "a latency CDF per test variant");
     for s in &cdfs {
         assert!(s.contains("latency (log scale)") && s.contains("lower latency is better"));
-        assert!(s.contains(".cdf.png\">PNG, 1200 px</a>") && s.contains(".cdf.csv\">CSV</a>"));
+        // The PNG is drawn by the reader's browser (`render --png` exports it as a file).
+        assert!(s.contains(".cdf.png\">PNG, 1200 px</button>") && s.contains(".cdf.csv\">CSV</a>"));
     }
     for s in &sections {
         let svg = &s[s.find("<svg").unwrap()..s.find("</svg>").unwrap()];
@@ -383,7 +395,8 @@ fn simulated_results_and_site_are_byte_identical() {
         fs::write(&p, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
     }
     for (lab, n) in [(&a, "7"), (&b, "1")] {
-        let out = lab.roundup_env(&threads(n), &["render"]);
+        // With the PNG exports: they are byte-identical too.
+        let out = lab.roundup_env(&threads(n), &["render", "--png"]);
         assert!(out.status.success(), "{}", stderr(&out));
         // The pages are listed and the charts counted.
         let said = stdout(&out);
@@ -404,8 +417,9 @@ fn simulated_results_and_site_are_byte_identical() {
             "{f:?} differs"
         );
     }
+    assert!(sa.iter().any(|f| f.extension().is_some_and(|e| e == "png")));
     // A second render writes nothing.
-    let out = a.roundup(&["render"]);
+    let out = a.roundup(&["render", "--png"]);
     assert!(
         stdout(&out).contains("render: 0 files written"),
         "{}",

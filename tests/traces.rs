@@ -341,6 +341,9 @@ fn replays_a_real_trace_on_a_simulated_drive_and_a_file() {
         let r = &m["outcome"]["replay"];
         assert_eq!(r["issued"], 6999, "{drive}: {r}");
         assert_eq!(m["samples_rows"], 6999);
+        // Reads and writes: the analysis reads the `op` column of such a job.
+        let writes = m["samples_writes"].as_u64().unwrap();
+        assert!(writes > 0 && writes < 6999, "{writes}");
         // The trace reaches 232 GB; both targets are smaller, so offsets were remapped.
         assert!(r["remapped"].as_u64().unwrap() > 6000, "{r}");
         // No depth recorded in the trace: the playback ran at up to the test's QD4.

@@ -125,7 +125,17 @@ fn read_samples(job: &StoredJob) -> Result<Columns, String> {
     let fail = |e: PolarsError| format!("{}: cannot read samples ({e})", path.display());
     let file = std::fs::File::open(&path)
         .map_err(|e| format!("{}: cannot read samples ({e})", path.display()))?;
-    let names = ["op", "len", "submit_ns", "latency_ns"];
+    // A job all reads or all writes (the manifest counts them) needs no `op` column, whose
+    // decoding costs a fifth of the reading.
+    let all_one = job
+        .manifest
+        .samples_writes
+        .filter(|&w| w == 0 || w == job.manifest.samples_rows)
+        .map(|w| w > 0);
+    let names: &[&str] = match all_one {
+        Some(_) => &["len", "submit_ns", "latency_ns"],
+        None => &["op", "len", "submit_ns", "latency_ns"],
+    };
     let df = ParquetReader::new(file)
         .with_columns(Some(names.iter().map(|n| n.to_string()).collect()))
         .finish()
@@ -145,20 +155,27 @@ fn read_samples(job: &StoredJob) -> Result<Columns, String> {
             c.name().as_str()
         ));
     }
-    let column = |name: &str| df.column(name).map(|c| c.as_materialized_series().clone());
-    let u64s = |name: &str| -> PolarsResult<Vec<u64>> {
+    // Each column leaves the frame as it is copied out: a job's rows are held about once.
+    let mut df = df;
+    let mut column = |name: &str| df.drop_in_place(name).map(|c| c.take_materialized_series());
+    let mut u64s = |name: &str| -> PolarsResult<Vec<u64>> {
         let s = column(name)?.cast(&DataType::UInt64)?;
         Ok(s.u64()?
             .downcast_iter()
             .flat_map(|a| a.values().iter().copied())
             .collect())
     };
-    let write = column("op")
-        .and_then(|op| op.equal("write"))
-        .map_err(fail)?
-        .downcast_iter()
-        .flat_map(|a| a.values().iter())
-        .collect();
+    let latency = u64s("latency_ns").map_err(fail)?;
+    let submit = u64s("submit_ns").map_err(fail)?;
+    let write = match all_one {
+        Some(w) => vec![w; latency.len()],
+        None => column("op")
+            .and_then(|op| op.equal("write"))
+            .map_err(fail)?
+            .downcast_iter()
+            .flat_map(|a| a.values().iter())
+            .collect(),
+    };
     let len = column("len")
         .and_then(|s| s.cast(&DataType::UInt32))
         .and_then(|s| {
@@ -171,8 +188,8 @@ fn read_samples(job: &StoredJob) -> Result<Columns, String> {
     Ok(Columns {
         write,
         len,
-        submit: u64s("submit_ns").map_err(fail)?,
-        latency: u64s("latency_ns").map_err(fail)?,
+        submit,
+        latency,
     })
 }
 
@@ -194,6 +211,9 @@ fn sorted_latencies(c: &Columns, window: Option<(u64, u64)>, only: Option<bool>)
 pub fn radix_sort(v: &mut Vec<u64>) {
     if v.len() < 256 {
         v.sort_unstable();
+        return;
+    }
+    if sort_few_distinct(v) {
         return;
     }
     let mut counts = [[0usize; 256]; 8];
@@ -222,6 +242,36 @@ pub fn radix_sort(v: &mut Vec<u64>) {
     }
 }
 
+/// Sorts `v` by counting its values, if it holds at most a few thousand distinct ones (a
+/// simulated drive's latencies often do: one pass instead of the radix sort's several);
+/// leaves `v` as it was and says `false` otherwise, having looked at little of it.
+fn sort_few_distinct(v: &mut [u64]) -> bool {
+    const MOST: usize = 4096;
+    let mut counts: std::collections::HashMap<u64, usize, crate::hash::BuildIntHasher> =
+        Default::default();
+    let mut run = (v[0], 0usize);
+    for &x in v.iter() {
+        if x == run.0 {
+            run.1 += 1;
+            continue;
+        }
+        *counts.entry(run.0).or_insert(0) += run.1;
+        if counts.len() > MOST {
+            return false;
+        }
+        run = (x, 1);
+    }
+    *counts.entry(run.0).or_insert(0) += run.1;
+    let mut values: Vec<(u64, usize)> = counts.into_iter().collect();
+    values.sort_unstable();
+    let mut at = 0;
+    for (x, n) in values {
+        v[at..at + n].fill(x);
+        at += n;
+    }
+    true
+}
+
 fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
     // The file is read once.
     let samples = read_samples(job)?;
@@ -235,16 +285,26 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
     // Sums, extremes and the timeline in one pass over the columns; percentiles from one
     // sort of the measured latencies.
     let pass = Pass::over(&samples, window);
-    let sorted = sorted_latencies(&samples, window, None);
     let mixed = pass.ops.iter().all(|o| o.ios > 0);
-    let p99_by_op = |k: usize| {
-        if mixed {
-            // A mixed workload sorts each operation's latencies on its own.
-            quantile(&sorted_latencies(&samples, window, Some(k == 1)), 0.99)
-        } else {
-            quantile(&sorted, 0.99)
-        }
+    // A mixed workload sorts each operation's latencies on its own too.
+    let by_op = mixed.then(|| {
+        [false, true].map(|w| quantile(&sorted_latencies(&samples, window, Some(w)), 0.99))
+    });
+    let sorted = if window.is_none() {
+        // Every latency counts: the column itself is sorted, the others freed first.
+        let Columns {
+            latency: mut v,
+            write,
+            len,
+            submit,
+        } = samples;
+        drop((write, len, submit));
+        radix_sort(&mut v);
+        v
+    } else {
+        sorted_latencies(&samples, window, None)
     };
+    let p99_by_op = |k: usize| by_op.map_or_else(|| quantile(&sorted, 0.99), |p| p[k]);
     let quantile_ns = |p| quantile(&sorted, p);
     Ok(assemble(job, window, pass, &quantile_ns, &p99_by_op))
 }
@@ -591,12 +651,16 @@ pub fn summarize(jobs: &[StoredJob]) -> (Vec<(StoredJob, JobSummary)>, Vec<Strin
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut results: Vec<Option<Result<JobSummary, String>>> = vec![None; jobs.len()];
     let slots = std::sync::Mutex::new(&mut results);
+    let rows = RowBudget::new(ROWS_AT_ONCE);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let r = summarize_job(job);
+                let r = {
+                    let _held = rows.take(job.manifest.samples_rows);
+                    summarize_job(job)
+                };
                 if let Ok(mut slots) = slots.lock() {
                     slots[i] = Some(r);
                 }
@@ -615,6 +679,52 @@ pub fn summarize(jobs: &[StoredJob]) -> (Vec<(StoredJob, JobSummary)>, Vec<Strin
         }
     }
     (out, problems)
+}
+
+/// Sample rows the analysis holds in memory at once, across its threads: at most about 32
+/// bytes a row while a job is read (16 while it is sorted), so some 700 MB. A job with more
+/// rows is read alone.
+const ROWS_AT_ONCE: u64 = 22_000_000;
+
+/// The rows being analysed, shared by the analysis threads: a thread waits while its job
+/// would take them over the budget, unless nothing else is held.
+struct RowBudget {
+    held: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+    limit: u64,
+}
+
+/// Rows taken from a [`RowBudget`], given back when dropped.
+struct HeldRows<'a> {
+    budget: &'a RowBudget,
+    rows: u64,
+}
+
+impl RowBudget {
+    fn new(limit: u64) -> RowBudget {
+        RowBudget {
+            held: std::sync::Mutex::new(0),
+            freed: std::sync::Condvar::new(),
+            limit,
+        }
+    }
+
+    fn take(&self, rows: u64) -> HeldRows<'_> {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        while *held > 0 && *held + rows > self.limit {
+            held = self.freed.wait(held).unwrap_or_else(|e| e.into_inner());
+        }
+        *held += rows;
+        HeldRows { budget: self, rows }
+    }
+}
+
+impl Drop for HeldRows<'_> {
+    fn drop(&mut self) {
+        let mut held = self.budget.held.lock().unwrap_or_else(|e| e.into_inner());
+        *held -= self.rows;
+        self.budget.freed.notify_all();
+    }
 }
 
 /// One drive's figures in one chart: a test variant, averaged over its repeats.
@@ -967,6 +1077,20 @@ mod tests {
         let mut same = vec![42u64; 1000];
         radix_sort(&mut same);
         assert_eq!(same, vec![42u64; 1000]);
+        // Few distinct values (counted, not radix-sorted), in runs and scattered.
+        let mut few: Vec<u64> = (0..50_000u64)
+            .map(|i| [25_500, 51_000, 9, 1 << 33][((i / 3) * 7 % 4) as usize] + i % 100)
+            .collect();
+        let mut expected = few.clone();
+        expected.sort_unstable();
+        assert!(sort_few_distinct(&mut few.clone()));
+        radix_sort(&mut few);
+        assert_eq!(few, expected);
+        // Too many distinct values: left as they were, for the radix sort.
+        let mut many: Vec<u64> = (0..10_000u64).rev().collect();
+        let before = many.clone();
+        assert!(!sort_few_distinct(&mut many));
+        assert_eq!(many, before);
     }
 
     fn frame(submit: Vec<u64>, latency: Vec<u64>, write: Vec<bool>) -> Columns {

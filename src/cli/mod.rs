@@ -157,6 +157,10 @@ enum Command {
         /// listed and the charts counted).
         #[arg(long, short)]
         verbose: bool,
+        /// Also export every chart as a PNG file, 1200 px wide (for publishing; without
+        /// it, the site's "PNG" button has the reader's browser draw one).
+        #[arg(long)]
+        png: bool,
     },
     /// Run the demo suite on the lab's drives and render the site.
     Demo,
@@ -199,6 +203,7 @@ impl CompareArgs {
         }
         Ok(render::Options {
             compare: self.pairs.clone(),
+            ..render::Options::default()
         })
     }
 }
@@ -451,9 +456,17 @@ fn dispatch(cli: &Cli) -> Result<()> {
             };
             summary(&cli.lab, select, format)
         }
-        Command::Render { compare, verbose } => {
+        Command::Render {
+            compare,
+            verbose,
+            png,
+        } => {
             let lab = load(&cli.lab)?;
-            do_render(&lab, &compare.options(&lab)?, *verbose)
+            let opts = render::Options {
+                png: *png,
+                ..compare.options(&lab)?
+            };
+            do_render(&lab, &opts, *verbose)
         }
         Command::Demo => demo(&cli.lab),
         Command::Completions { shell } => {

@@ -19,7 +19,7 @@ use site::Site;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::commentary::SlotPlan;
 use crate::error::{Error, Result};
@@ -57,6 +57,9 @@ pub struct Report {
 pub struct Options {
     /// Drive pairs to compare (ids), besides those `review.yaml` names.
     pub compare: Vec<(String, String)>,
+    /// Export every chart as a PNG file (1200 px, rasterized here). Without it, a chart's
+    /// PNG is drawn by the reader's browser when asked for (`static/png-export.js`).
+    pub png: bool,
 }
 
 /// Every page's commentary slots, by page id (`suites/NAME`, `drives/ID`, ...), from the
@@ -82,12 +85,13 @@ pub fn slot_plans(lab: &Lab, opts: &Options) -> Result<BTreeMap<String, Vec<Slot
         .collect())
 }
 
-/// Renders the lab's results and commentary into `site/`: every page, each chart's SVG,
-/// PNG (and CSV for line charts) under `site/charts/`, and the static files.
+/// Renders the lab's results and commentary into `site/`: every page, each chart's SVG
+/// (its PNG with [`Options::png`], and CSV for line charts) under `site/charts/`, and the
+/// static files.
 pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
     let tera = templates(lab)?;
     let Site {
-        pages,
+        mut pages,
         mut report,
         explore_data,
         ..
@@ -99,45 +103,26 @@ pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
         explore_data.as_bytes(),
         &mut report,
     )?;
-    for p in &pages {
+    for p in &mut pages {
+        p.ctx.insert("png_files", &opts.png);
         write_page(&tera, p.template, &p.ctx, &site, &p.id, &mut report)?;
     }
-    // Chart files: a PNG is rasterized only when its SVG changed (or is missing), in
-    // parallel; both are written atomically.
-    let mut rasterize = Vec::new();
-    for p in &pages {
-        for c in &p.charts {
-            let svg_rel = chart_file(&p.id, &c.id, "svg");
-            let png_rel = chart_file(&p.id, &c.id, "png");
-            let same = fs::read(site.join(&svg_rel)).is_ok_and(|old| old == c.svg.as_bytes());
-            put(&site, &svg_rel, c.svg.as_bytes(), &mut report)?;
-            if let Some(csv) = &c.csv {
-                put(
-                    &site,
-                    &chart_file(&p.id, &c.id, "csv"),
-                    csv.as_bytes(),
-                    &mut report,
-                )?;
-            }
-            if same && site.join(&png_rel).is_file() {
-                report.unchanged += 1;
-                report.produced.insert(PathBuf::from(&png_rel));
-            } else {
-                rasterize.push((png_rel, c.svg.as_str()));
-            }
-        }
-    }
+    // Chart files, in parallel: each chart's SVG (and CSV), and its PNG when asked for,
+    // rasterized only when its SVG changed (or is missing); every file written atomically.
     use rayon::prelude::*;
-    let pngs: Vec<(String, std::result::Result<Vec<u8>, String>)> = rasterize
-        .par_iter()
-        .map(|(rel, svg)| (rel.clone(), chart::to_png(svg)))
+    let charts: Vec<(&str, &context::ChartCtx)> = pages
+        .iter()
+        .flat_map(|p| p.charts.iter().map(|c| (p.id.as_str(), c)))
         .collect();
-    for (rel, png) in pngs {
-        let png = png.map_err(|message| RenderError::Png {
-            file: rel.clone(),
-            message,
-        })?;
-        put(&site, &rel, &png, &mut report)?;
+    let done: Vec<Result<Report>> = charts
+        .par_iter()
+        .map(|(page, c)| chart_files(&site, page, c, opts.png))
+        .collect();
+    for part in done {
+        let part = part?;
+        report.written.extend(part.written);
+        report.unchanged += part.unchanged;
+        report.produced.extend(part.produced);
     }
     for (rel, bytes) in STATIC {
         let custom = lab.root.join("templates/static").join(rel);
@@ -148,8 +133,53 @@ pub fn render(lab: &Lab, opts: &Options) -> Result<Report> {
         };
         put(&site, &format!("static/{rel}"), &data, &mut report)?;
     }
+    put(
+        &site,
+        "static/fonts.js",
+        chart::fonts_js().as_bytes(),
+        &mut report,
+    )?;
     report.written.sort();
     report.removed = remove_stale(&site, &report.produced)?;
+    // Each file was written to a temporary name and renamed; one flush for them all.
+    if !report.written.is_empty() {
+        crate::store::sync_dir_fs(&site)?;
+    }
+    Ok(report)
+}
+
+/// Writes one chart's files under `site/charts/`: what [`render`] does for each chart.
+fn chart_files(site: &Path, page: &str, c: &context::ChartCtx, png: bool) -> Result<Report> {
+    let mut report = Report::default();
+    let svg_rel = chart_file(page, &c.id, "svg");
+    let same = fs::read(site.join(&svg_rel)).is_ok_and(|old| old == c.svg.as_bytes());
+    if same {
+        report.unchanged += 1;
+        report.produced.insert(PathBuf::from(&svg_rel));
+    } else {
+        put(site, &svg_rel, c.svg.as_bytes(), &mut report)?;
+    }
+    if let Some(csv) = &c.csv {
+        put(
+            site,
+            &chart_file(page, &c.id, "csv"),
+            csv.as_bytes(),
+            &mut report,
+        )?;
+    }
+    if png {
+        let png_rel = chart_file(page, &c.id, "png");
+        if same && site.join(&png_rel).is_file() {
+            report.unchanged += 1;
+            report.produced.insert(PathBuf::from(&png_rel));
+        } else {
+            let bytes = chart::to_png(&c.svg).map_err(|message| RenderError::Png {
+                file: png_rel.clone(),
+                message,
+            })?;
+            put(site, &png_rel, &bytes, &mut report)?;
+        }
+    }
     Ok(report)
 }
 

@@ -41,6 +41,10 @@ pub(super) const STATIC: &[(&str, &[u8])] = &[
         include_bytes!("../../templates/static/explore.js"),
     ),
     (
+        "png-export.js",
+        include_bytes!("../../templates/static/png-export.js"),
+    ),
+    (
         "fonts/DejaVuSans.ttf",
         include_bytes!("../../templates/static/fonts/DejaVuSans.ttf"),
     ),
@@ -130,7 +134,7 @@ pub(super) fn put(site: &Path, rel: &str, bytes: &[u8], report: &mut Report) -> 
         report.unchanged += 1;
         return Ok(());
     }
-    store::write_atomic(&path, bytes)?;
+    store::write_replaced(&path, bytes)?;
     report.written.push(PathBuf::from(rel));
     Ok(())
 }

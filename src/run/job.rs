@@ -170,6 +170,7 @@ fn manifest(ctx: &RunContext, drive: &DriveRun, planned: &JobToRun, m: Measured)
         outcome: m.ran.outcome,
         samples: job.workload.samples,
         samples_rows: m.written.rows,
+        samples_writes: job.workload.samples.rows().then_some(m.written.writes),
         samples_sha256: m.written.sha256,
         histogram: m.written.histogram,
         extra: m.ran.extra,

@@ -129,6 +129,10 @@ pub struct JobManifest {
     pub samples: SampleKeep,
     /// Rows in the samples file (0, with no file, when only a histogram is kept).
     pub samples_rows: u64,
+    /// Of those rows, writes (absent from manifests written before roundup counted them):
+    /// a job all of one kind needs no `op` column read to be analysed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_writes: Option<u64>,
     /// SHA-256 of the samples file (empty when only a histogram is kept).
     pub samples_sha256: String,
     /// The histogram file, when the job kept one.

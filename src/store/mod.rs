@@ -72,18 +72,43 @@ pub fn job_dir(
 /// Writes `bytes` to `path` through a temporary file in the same folder, synced and renamed,
 /// so that `path` never holds a partial file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_renamed(path, bytes, true)
+}
+
+/// Writes `bytes` to `path` as [`write_atomic`] does, without waiting for the disk: for the
+/// many files of a derived output (the site), which its writer flushes at once at the end
+/// ([`sync_dir_fs`]). Never a partial file under the final name while the machine runs.
+pub fn write_replaced(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_renamed(path, bytes, false)
+}
+
+fn write_renamed(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let tmp = temp_name(path);
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        if sync {
+            f.sync_all()?;
+        }
         fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
         return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// Flushes the file system holding `dir` to disk (`syncfs`): what [`write_replaced`] left
+/// in memory, with one wait instead of one a file.
+pub fn sync_dir_fs(dir: &Path) -> Result<()> {
+    let f = fs::File::open(dir).map_err(|e| Error::io(dir, e))?;
+    use std::os::fd::AsRawFd;
+    // SAFETY: syncfs takes an open descriptor, valid while `f` lives.
+    if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
+        return Err(Error::io(dir, std::io::Error::last_os_error()));
     }
     Ok(())
 }

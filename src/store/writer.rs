@@ -26,6 +26,13 @@ use super::{temp_name, SAMPLES};
 /// Rows per chunk handed to the writer thread (and per Parquet row group).
 const CHUNK_ROWS: usize = 1 << 18;
 
+/// What the writer thread wrote: rows, and of them writes.
+#[derive(Debug, Default, Clone, Copy)]
+struct RowCount {
+    rows: u64,
+    writes: u64,
+}
+
 #[derive(Default)]
 struct Chunk {
     thread: u32,
@@ -190,7 +197,7 @@ fn write_samples(
     file: File,
     job: &str,
     tmp: &Path,
-) -> Result<u64> {
+) -> Result<RowCount> {
     let store_err = |e: PolarsError| Error::Store {
         path: tmp.to_path_buf(),
         message: e.to_string(),
@@ -202,9 +209,10 @@ fn write_samples(
         .with_compression(ParquetCompression::Zstd(level))
         .batched(&sample_schema(job).map_err(store_err)?)
         .map_err(store_err)?;
-    let mut rows = 0u64;
+    let mut rows = RowCount::default();
     let mut encode = |chunk: Chunk| -> Result<()> {
-        rows += chunk.rows() as u64;
+        rows.rows += chunk.rows() as u64;
+        rows.writes += chunk.op.iter().filter(|w| **w).count() as u64;
         writer
             .write_batch(&chunk.into_frame(job).map_err(store_err)?)
             .map_err(store_err)
@@ -236,7 +244,7 @@ pub struct SampleWriter {
     dir: PathBuf,
     keep: SampleKeep,
     tx: Option<SyncSender<Chunk>>,
-    handle: Option<JoinHandle<Result<u64>>>,
+    handle: Option<JoinHandle<Result<RowCount>>>,
     tmp: PathBuf,
     path: PathBuf,
     recorders: Option<Arc<Mutex<Vec<Recorder>>>>,
@@ -247,6 +255,8 @@ pub struct SampleWriter {
 pub struct Written {
     /// Rows in `samples.parquet` (0 when no rows are kept).
     pub rows: u64,
+    /// Of them, writes.
+    pub writes: u64,
     /// Its SHA-256 (empty when no rows are kept).
     pub sha256: String,
     /// The histogram file, when one is kept.
@@ -325,7 +335,7 @@ impl SampleWriter {
             let spill = spill.then(|| temp_name(&dir.join("samples.spill")));
             let h = std::thread::Builder::new()
                 .name("sample-writer".into())
-                .spawn(move || -> Result<u64> {
+                .spawn(move || -> Result<RowCount> {
                     let result = write_samples(rx, spill.as_deref(), file, &job, &tmp_for_thread);
                     if let Some(spill) = spill {
                         let _ = fs::remove_file(&spill);
@@ -362,14 +372,14 @@ impl SampleWriter {
         }
     }
 
-    fn join(&mut self) -> Result<u64> {
+    fn join(&mut self) -> Result<RowCount> {
         self.tx = None;
         match self.handle.take() {
             Some(h) => h.join().map_err(|_| Error::Store {
                 path: self.tmp.clone(),
                 message: "the writer thread panicked".into(),
             })?,
-            None => Ok(0),
+            None => Ok(RowCount::default()),
         }
     }
 
@@ -381,11 +391,13 @@ impl SampleWriter {
         let result = (|| {
             let mut written = Written {
                 rows: 0,
+                writes: 0,
                 sha256: String::new(),
                 histogram: None,
             };
             if self.keep.rows() {
-                written.rows = self.join()?;
+                let count = self.join()?;
+                (written.rows, written.writes) = (count.rows, count.writes);
                 File::open(&self.tmp)
                     .and_then(|f| f.sync_all())
                     .map_err(|e| Error::io(&self.tmp, e))?;

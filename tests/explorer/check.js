@@ -32,7 +32,7 @@ function pages(dir, rel = "") {
 
 /** A page that records console errors, failed loads, requests leaving file:// and dialogs. */
 async function watched(browser) {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1400 }, acceptDownloads: true });
   page.problems = [];
   page.axe = false;
   page.on("console", (m) => {
@@ -213,7 +213,28 @@ const charts = (page) =>
     }, [staticSvg, expected.static_variant]);
     assert(diff.length === 0, "the explorer's chart differs from the static one: " + diff.join("\n"));
 
-    // 6. Every page of the site passes axe-core, with no console error and no request out.
+    // 6. A chart's "PNG, 1200 px" button: the browser draws the chart into a PNG 1200 px
+    // wide (the fonts come in static/fonts.js, loaded on the click) and saves it.
+    const drawn = await watched(browser);
+    await drawn.goto(url("suites/tiny.html"));
+    const button = drawn.locator("button.png-export").first();
+    const file = await button.getAttribute("data-file");
+    const size = await button.evaluate((b) => {
+      const svg = b.closest("figure").querySelector("svg");
+      return [Number(svg.getAttribute("width")), Number(svg.getAttribute("height"))];
+    });
+    const [download] = await Promise.all([drawn.waitForEvent("download"), button.click()]);
+    assert(download.suggestedFilename() === file, `saved as ${download.suggestedFilename()}, not ${file}`);
+    const saved = path.join(shots, file);
+    await download.saveAs(saved);
+    const png = fs.readFileSync(saved);
+    assert(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), "not a PNG");
+    const [w, h] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+    assert(w === 1200 && h === Math.round((size[1] * 1200) / size[0]), `PNG of ${w}×${h} px for a chart of ${size}`);
+    assert(png.length > 10000, `a PNG of ${png.length} bytes: blank?`);
+    results.png = `${file}: ${w}×${h} px, ${png.length} bytes`;
+
+    // 7. Every page of the site passes axe-core, with no console error and no request out.
     const all = pages(site);
     const each = await watched(browser);
     for (const rel of all) {
@@ -221,7 +242,7 @@ const charts = (page) =>
       await axe(each, rel);
     }
     results.pages = all.length;
-    for (const p of [page, again, keys, same, each]) {
+    for (const p of [page, again, keys, same, drawn, each]) {
       assert(p.problems.length === 0, p.problems.join("\n"));
     }
     console.log(JSON.stringify(results));

@@ -10,7 +10,7 @@ mod png;
 
 pub use bars::{percent, percent_change, BarChart, BarItem, PairChart, PairItem};
 pub use lines::{Axis, AxisScale, AxisValues, Band, LineChart, Mark, Rule, Series};
-pub use png::{to_png, PNG_WIDTH};
+pub use png::{fonts_js, to_png, PNG_WIDTH};
 
 use std::sync::Once;
 

@@ -18,25 +18,27 @@ fn font_db() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
     .clone()
 }
 
-/// A hasher for packed colours: one multiply (SipHash is needlessly slow here).
-#[derive(Default)]
-struct ColourHasher(u64);
-
-impl std::hash::Hasher for ColourHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.0 = (v as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
+/// `static/fonts.js`: the bundled fonts as data URLs, which `static/png-export.js` puts
+/// in a chart's SVG before the browser rasterizes it (an SVG drawn as an image loads no
+/// other file, and `file://` pages may not fetch one). Loaded only when a reader asks for a
+/// PNG.
+pub fn fonts_js() -> String {
+    use base64::Engine as _;
+    let url = |ttf: &[u8]| {
+        format!(
+            "data:font/ttf;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(ttf)
+        )
+    };
+    format!(
+        "// The bundled fonts (DejaVu Sans, see fonts/LICENSE.txt) for the PNG export.\n\
+         window.roundupFonts = {{ family: \"{FONT_FAMILY}\", regular: \"{}\", bold: \"{}\" }};\n",
+        url(FONT_REGULAR),
+        url(FONT_BOLD)
+    )
 }
 
-type ColourMap<V> = std::collections::HashMap<u32, V, std::hash::BuildHasherDefault<ColourHasher>>;
+type ColourMap<V> = std::collections::HashMap<u32, V, crate::hash::BuildIntHasher>;
 
 /// An opaque RGBA image as a palette of at most 256 colours and an index per pixel. A
 /// chart has few colours (anti-aliasing adds some hundreds): the 256 most frequent are kept
