@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "error",
     "io",
     "rng",
+    "hash",
     "config",
     // Inputs: traces, workloads, suites, drives, commentary, the lab that loads them all.
     "trace",
