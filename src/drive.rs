@@ -217,6 +217,25 @@ pub struct SimSpec {
     pub logical_block: Option<Size>,
 }
 
+/// A page read's bit errors and their correction (`ssd.ecc`): each read's errors are drawn
+/// (Poisson, from the drive's own seeded stream), every codeword holding one costs the
+/// controller `correct`, and a share of reads fail their first decode and are read again
+/// (a read retry: the page sensed with shifted references, transferred and corrected again).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EccSpec {
+    /// Raw bit error rate of a page read.
+    pub bit_error_rate: f64,
+    /// Data bytes of one ECC codeword (default 512 B, the era's BCH sector).
+    #[serde(default)]
+    pub codeword: Option<Size>,
+    /// Controller time to correct one codeword that holds bit errors.
+    pub correct: Duration,
+    /// Share of page reads that need a read retry (default 0).
+    #[serde(default)]
+    pub retry: Option<f64>,
+}
+
 /// Parameters of a simulated SSD (`ssd:` in a drive file): its host link, controller,
 /// NAND array and FTL. Figures come from modelling each request against these resources.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -257,6 +276,15 @@ pub struct SsdSpec {
     pub program: Duration,
     /// Block erase time (tBERS).
     pub erase: Duration,
+    /// MLC's paired pages: an upper page's program time over a lower page's (default 1:
+    /// every page takes `program`). `program` stays their mean, so a die's sustained rate
+    /// is unchanged; each die's programs alternate lower, upper. The era's MLC: 2.7 (850 µs
+    /// against 2.3 ms, shared/reference/drives-and-nand.md).
+    #[serde(default)]
+    pub upper_page_program: Option<f64>,
+    /// Bit errors in page reads and the controller's correction of them (default none).
+    #[serde(default)]
+    pub ecc: Option<EccSpec>,
     /// Bytes of NAND on board; what exceeds the user capacity is spare area.
     pub raw_capacity: Size,
     /// Write buffer (DRAM or SRAM) in front of the NAND.
@@ -744,6 +772,33 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
     let planes = s.planes.unwrap_or(1);
     if !matches!(planes, 1 | 2 | 4) {
         return Err(format!("ssd.planes: expected 1, 2 or 4, found {planes}"));
+    }
+    if let Some(r) = s.upper_page_program.filter(|r| !(1.0..=10.0).contains(r)) {
+        return Err(format!(
+            "ssd.upper_page_program: expected an upper page's program time over a lower \
+             page's, 1 to 10, found {r}"
+        ));
+    }
+    if let Some(e) = &s.ecc {
+        if !(0.0..0.01).contains(&e.bit_error_rate) {
+            return Err(format!(
+                "ssd.ecc.bit_error_rate: expected a raw bit error rate from 0 to 0.01, found {}",
+                e.bit_error_rate
+            ));
+        }
+        if let Some(r) = e.retry.filter(|r| !(0.0..=0.5).contains(r)) {
+            return Err(format!(
+                "ssd.ecc.retry: expected the share of reads retried, 0 to 0.5, found {r}"
+            ));
+        }
+        let codeword = e.codeword.map_or(512, |c| c.0);
+        if codeword == 0 || s.page.0 % codeword != 0 || s.page.0 / codeword > 128 {
+            return Err(format!(
+                "ssd.ecc.codeword: expected a divisor of the page ({} B), at most 128 to a \
+                 page, found {codeword} B",
+                s.page.0
+            ));
+        }
     }
     Ok(())
 }

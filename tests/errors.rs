@@ -150,6 +150,25 @@ fn simulated_drive_parameters_are_checked() {
         &["ssd.planes: multi-plane programs are modelled for a page-mapped FTL"],
     );
     refused(
+        &fixed.replace("ssd:\n", "ssd:\n  upper_page_program: 0.5\n"),
+        &["ssd.upper_page_program: expected an upper page's program time over a lower page's, 1 to 10, found 0.5"],
+    );
+    refused(
+        &fixed.replace(
+            "ssd:\n",
+            "ssd:\n  ecc: {bit_error_rate: 0.5, correct: 5us}\n",
+        ),
+        &["ssd.ecc.bit_error_rate: expected a raw bit error rate from 0 to 0.01, found 0.5"],
+    );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  ecc: {bit_error_rate: 1e-6, correct: 5us, codeword: 3000B}\n"),
+        &["ssd.ecc.codeword: expected a divisor of the page (4096 B), at most 128 to a page, found 3000 B"],
+    );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  ecc: {bit_error_rate: 1e-6}\n"),
+        &["correct"],
+    );
+    refused(
         &fixed.replace("ssd:\n", "ssd:\n  full: 0.9\n"),
         &["ssd.full: expected only on a used drive (aged: true)"],
     );

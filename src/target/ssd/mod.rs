@@ -56,8 +56,14 @@ struct Params {
     pages_per_block: u64,
     blocks_per_die: u64,
     t_read: u64,
+    /// Mean program time (garbage collection's copies take it).
     t_prog: u64,
+    /// A host program's time on a lower and on an upper page (both `t_prog` without
+    /// paired pages).
+    t_prog_pair: [u64; 2],
     t_erase: u64,
+    /// Page reads' bit errors and their correction, if modelled.
+    ecc: Option<Ecc>,
     buffer: u64,
     remap: bool,
     remap_cost: u64,
@@ -73,6 +79,30 @@ struct Params {
     compression: bool,
     ftl: FtlKind,
     log_blocks: usize,
+}
+
+/// A page read's bit errors ([`crate::drive::EccSpec`]), resolved for the page size.
+#[derive(Debug, Clone, Copy)]
+struct Ecc {
+    /// Mean bit errors in a page read, and the chance of none (e^-mean).
+    mean: f64,
+    none: f64,
+    codewords: u64,
+    correct: u64,
+    retry: f64,
+}
+
+impl Ecc {
+    fn of(e: &crate::drive::EccSpec, page: u64) -> Ecc {
+        let mean = e.bit_error_rate * (page * 8) as f64;
+        Ecc {
+            mean,
+            none: libm::exp(-mean),
+            codewords: page / e.codeword.map_or(512, |c| c.0),
+            correct: e.correct.0,
+            retry: e.retry.unwrap_or(0.0),
+        }
+    }
 }
 
 impl Params {
@@ -99,6 +129,13 @@ impl Params {
             blocks_per_die: s.raw_capacity.0 / block / dies as u64,
             t_read: s.read.0,
             t_prog: s.program.0,
+            t_prog_pair: {
+                // Lower and upper times whose mean is `program`, in the given ratio.
+                let r = s.upper_page_program.unwrap_or(1.0);
+                let lower = (2.0 * s.program.0 as f64 / (1.0 + r)).round() as u64;
+                [lower, 2 * s.program.0 - lower]
+            },
+            ecc: s.ecc.as_ref().map(|e| Ecc::of(e, s.page.0)),
             t_erase: s.erase.0,
             buffer: s.buffer.0,
             remap: s.remap,
@@ -133,6 +170,8 @@ pub struct SsdStats {
     pub erases: u64,
     /// Block merges (block-mapped FTL).
     pub merges: u64,
+    /// Page reads read again after a failed decode.
+    pub read_retries: u64,
 }
 
 impl SsdStats {
@@ -168,6 +207,10 @@ pub struct SsdSim {
     ftl: Ftl,
     /// Bytes of the page being filled on each die (page FTL), waiting in the buffer.
     filling: Vec<u64>,
+    /// Whether each die's next host program is on an upper page.
+    upper_next: Vec<bool>,
+    /// The stream page reads' bit errors are drawn from.
+    errors: rand_chacha::ChaCha8Rng,
     scratch: Vec<u8>,
     next_small_write: u64,
     /// Where the last read ended: a read that starts there continues a sequential stream.
@@ -235,6 +278,11 @@ impl SsdSim {
             },
             ftl,
             filling: vec![0; p.dies],
+            upper_next: vec![false; p.dies],
+            errors: crate::rng::stream(
+                crate::rng::derive_seed(0, &[&drive.id.to_string()]),
+                "bit errors",
+            ),
             scratch: Vec::new(),
             next_small_write: 0,
             read_end: u64::MAX,
@@ -284,9 +332,17 @@ impl SsdSim {
     /// channel).
     fn program(&mut self, die: usize, ready: u64) -> u64 {
         let sent = self.send_program(die, ready);
-        let end = self.die[die].start(sent) + self.p.t_prog;
+        let end = self.die[die].start(sent) + self.next_program_time(die);
         self.die[die].book(end);
         end
+    }
+
+    /// How long `die`'s next host program takes: its pages alternate lower and upper.
+    fn next_program_time(&mut self, die: usize) -> u64 {
+        let upper = &mut self.upper_next[die];
+        let t = self.p.t_prog_pair[*upper as usize];
+        *upper = !*upper;
+        t
     }
 
     /// Programs a page on each plane of `die` as soon as the background collection queued
@@ -294,7 +350,7 @@ impl SsdSim {
     /// Returns when done.
     fn program_after_collection(&mut self, die: usize, ready: u64, erased: u64) -> u64 {
         let sent = self.send_program(die, ready);
-        let t_prog = self.p.t_prog;
+        let t_prog = self.next_program_time(die);
         self.die[die].background_after(sent, erased.max(sent), t_prog)
     }
 
@@ -310,16 +366,53 @@ impl SsdSim {
         sent
     }
 
-    /// Reads `bytes` of a page on `die`; returns when they are across the channel.
+    /// Reads `bytes` of a page on `die`; returns when they are across the channel and
+    /// corrected (read again first if the decode failed: a read retry).
     fn read_page(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
         let p = self.p;
         let ch = die % p.channels;
-        let sensed = self.die[die].start(ready) + p.t_read;
-        let start = sensed.max(self.chan[ch]);
-        let end = start + (bytes as f64 * p.chan_ns_per_byte) as u64;
-        self.chan[ch] = end;
-        self.die[die].book(end);
-        end
+        let mut at = ready;
+        loop {
+            let sensed = self.die[die].start(at) + p.t_read;
+            let start = sensed.max(self.chan[ch]);
+            let end = start + (bytes as f64 * p.chan_ns_per_byte) as u64;
+            self.chan[ch] = end;
+            self.die[die].book(end);
+            let Some(ecc) = p.ecc else {
+                return end;
+            };
+            let (fix, retry) = self.bit_errors(ecc);
+            if !retry {
+                return end + fix;
+            }
+            self.stats.read_retries += 1;
+            at = end + fix;
+        }
+    }
+
+    /// A page read's correction time (its codewords holding errors, each `correct`), and
+    /// whether the decode fails and the page is read again. Drawn from the drive's own
+    /// stream: the same reads give the same errors on every run.
+    fn bit_errors(&mut self, ecc: Ecc) -> (u64, bool) {
+        const UNIT: f64 = (1u64 << 53) as f64;
+        let rng = &mut self.errors;
+        let mut u = crate::rng::below(rng, 1 << 53) as f64 / UNIT;
+        // Poisson by inversion: the cumulative chance of k errors until it passes u.
+        let (mut k, mut pk) = (0u64, ecc.none);
+        let mut cum = pk;
+        while u >= cum && k < 64 {
+            k += 1;
+            pk *= ecc.mean / k as f64;
+            cum += pk;
+        }
+        // Which codewords the errors fell in (at most 128 to a page).
+        let mut hit = 0u128;
+        for _ in 0..k {
+            hit |= 1 << crate::rng::below(rng, ecc.codewords);
+        }
+        let fix = hit.count_ones() as u64 * ecc.correct;
+        u = crate::rng::below(rng, 1 << 53) as f64 / UNIT;
+        (fix, ecc.retry > 0.0 && u < ecc.retry)
     }
 
     /// Bytes a write stores: the LZ4-compressed size of its data on a compressing
@@ -810,6 +903,7 @@ mod tests {
             gc_pages: after.gc_pages - before.gc_pages,
             erases: after.erases - before.erases,
             merges: 0,
+            read_retries: 0,
         }
     }
 
@@ -971,6 +1065,75 @@ mod tests {
         };
         sim.serve(later, &req, None).unwrap();
         assert!(sim.die.iter_mut().any(|d| d.collecting(later)));
+    }
+
+    #[test]
+    fn paired_pages_alternate_lower_and_upper_around_the_mean_program_time() {
+        let yaml = small_yaml("greedy", false).replace(
+            "  erase: 3500us\n",
+            "  erase: 3500us\n  upper_page_program: 2.7\n",
+        );
+        let mut sim = from_yaml(&yaml);
+        // 850 µs against 2.3 ms in the reference: 486 and 1,314 µs around 900.
+        assert_eq!(sim.p.t_prog_pair, [486_486, 1_313_514]);
+        let times: Vec<u64> = (0..4).map(|_| sim.next_program_time(1)).collect();
+        assert_eq!(times, [486_486, 1_313_514, 486_486, 1_313_514]);
+        // Each die keeps its own turn.
+        assert_eq!(sim.next_program_time(0), 486_486);
+        // Without the ratio every page takes `program`.
+        let mut plain = drive_aged("greedy", false);
+        assert_eq!(plain.next_program_time(0), 900_000);
+        assert_eq!(plain.next_program_time(0), 900_000);
+    }
+
+    #[test]
+    fn bit_errors_spread_read_latency_and_a_failed_decode_reads_again() {
+        let yaml = |ecc: &str| {
+            small_yaml("greedy", false)
+                .replace("  erase: 3500us\n", &format!("  erase: 3500us\n{ecc}"))
+        };
+        // Four pages read one at a time, each from an idle drive, many times over.
+        let latencies = |sim: &mut SsdSim| -> Vec<u64> {
+            for i in 0..4 {
+                write(sim, i * 4096, i);
+            }
+            sim.settle();
+            (0..2000u64)
+                .map(|i| {
+                    let now = sim.clock + 10_000_000 * (i + 1);
+                    let req = IoRequest {
+                        seq: 10 + i,
+                        op: Op::Read,
+                        // Never where the last read ended: no read-ahead.
+                        offset: (i * 3 % 4) * 4096,
+                        len: 4096,
+                    };
+                    sim.serve(now, &req, None).unwrap() - now
+                })
+                .collect()
+        };
+        let plain = latencies(&mut from_yaml(&yaml("")));
+        assert!(
+            plain.iter().all(|&l| l == plain[0]),
+            "no errors: one latency"
+        );
+        // About 3.3 bit errors a 4 KiB page: most reads correct one to four codewords of
+        // eight, each 5 µs; one read in ten is read again.
+        let ecc = "  ecc: {bit_error_rate: 1e-4, correct: 5us, retry: 0.1}\n";
+        let mut sim = from_yaml(&yaml(ecc));
+        let spread = latencies(&mut sim);
+        assert!(spread.iter().all(|&l| l >= plain[0]));
+        let distinct: std::collections::BTreeSet<u64> = spread.iter().copied().collect();
+        assert!(distinct.len() > 5, "{distinct:?}");
+        let retried = sim.stats().read_retries;
+        assert!(
+            (150..=250).contains(&retried),
+            "{retried} retries of 2000 reads"
+        );
+        // A retry senses and transfers the page again: at least tR more.
+        assert!(spread.iter().any(|&l| l > plain[0] + 50_000));
+        // The same drive gives the same errors.
+        assert_eq!(spread, latencies(&mut from_yaml(&yaml(ecc))));
     }
 
     #[test]
