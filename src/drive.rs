@@ -279,11 +279,12 @@ pub struct SsdSpec {
     /// MLC's paired pages: an upper page's program time over a lower page's (default 1:
     /// every page takes `program`). `program` stays their mean, so a die's sustained rate
     /// is unchanged; each die's programs alternate lower, upper. The era's MLC: 2.7 (850 µs
-    /// against 2.3 ms, shared/reference/drives-and-nand.md).
-    #[serde(default)]
+    /// against 2.3 ms, shared/reference/drives-and-nand.md). Absent from the plan hash
+    /// when unset, as `ecc` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upper_page_program: Option<f64>,
     /// Bit errors in page reads and the controller's correction of them (default none).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecc: Option<EccSpec>,
     /// Bytes of NAND on board; what exceeds the user capacity is spare area.
     pub raw_capacity: Size,

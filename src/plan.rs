@@ -8,7 +8,7 @@ use crate::io::EngineChoice;
 use crate::lab::Lab;
 use crate::rng::derive_seed;
 use crate::suite::Variant;
-use crate::workload::{Better, Length, Metric, Workload};
+use crate::workload::{Better, Length, Metric, OfRepeats, Workload};
 
 /// Which part of the lab to run; empty lists mean everything.
 #[derive(Debug, Clone, Default)]
@@ -44,6 +44,9 @@ pub struct Job {
     pub metric: Metric,
     /// Which way is better.
     pub better: Better,
+    /// Which figure of the repeats the charts show. Absent from the plan hash when the mean.
+    #[serde(skip_serializing_if = "OfRepeats::is_mean")]
+    pub of_repeats: OfRepeats,
     /// The I/O engine for a real target: the test's, else the drive's, else `auto`.
     pub engine: EngineChoice,
     /// Seed of the job's random streams, derived from the suite seed, test, variant and
@@ -207,6 +210,7 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
                             workload: workload.clone(),
                             metric: test.metric,
                             better: test.better,
+                            of_repeats: test.of_repeats,
                             engine: test.engine.or(drive_engine).unwrap_or_default(),
                             seed,
                             state_only,

@@ -113,6 +113,27 @@ fn suite_runs_on_a_blank_block_device() {
 }
 
 #[test]
+fn crystaldiskmark_runs_on_a_blank_block_device() {
+    let Some(dev) = Loop::new(64 << 20) else {
+        return;
+    };
+    let lab = TestLab::new();
+    lab.write(
+        "suites/crystaldiskmark-8.yaml",
+        &common::shortened_suite("crystaldiskmark-8"),
+    );
+    drive(&lab, "blank", &dev.dev, "");
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&lab.roundup(&["summary", "--json"]))).unwrap();
+    assert_eq!(rows.len(), 40);
+    assert!(rows.iter().all(|r| r["mb_per_s"].as_f64().unwrap() > 0.0));
+    let out = lab.roundup(&["render", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
 fn filesystem_partition_table_and_mounts_guard_the_data() {
     let Some(mut dev) = Loop::new(64 << 20) else {
         return;

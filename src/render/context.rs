@@ -23,6 +23,8 @@ pub(super) struct Row {
     pub(super) drive_name: String,
     pub(super) firmware: String,
     pub(super) value: String,
+    /// The mean of the runs, where the figure column shows the best run.
+    pub(super) mean: Option<String>,
     pub(super) repeats: u32,
     /// The latencies under [`ChartCtx::latency_heads`].
     pub(super) latencies: Vec<String>,
@@ -66,6 +68,9 @@ pub(super) struct ChartCtx {
     /// The header of a bar chart's figure column: its quantity and unit (`MB/s`, `mean
     /// latency, ms`).
     pub(super) value_head: String,
+    /// The header of the column of the runs' mean, where the figure column shows the best
+    /// run (CrystalDiskMark's way).
+    pub(super) mean_head: Option<String>,
     /// The headings of a bar chart's latency columns: all four, but for the one its
     /// figure column already shows (a chart of mean latency has no second mean).
     pub(super) latency_heads: Vec<&'static str>,
@@ -146,6 +151,7 @@ impl Figure {
             caption: self.caption.replace(" · ", ", "),
             unit: String::new(),
             value_head: String::new(),
+            mean_head: None,
             latency_heads: vec![],
             svg: self.svg,
             rows: vec![],
@@ -222,11 +228,19 @@ pub(super) fn chart_ctx(
             .filter(|(_, key, _)| *key != f.metric)
             .map(|(head, _, of)| (head, of))
     };
+    // A test that shows its best run says so, with how many runs it is the best of.
+    let best = f.of_repeats == crate::workload::OfRepeats::Best;
+    let of_runs = if best {
+        let runs = f.bars.iter().map(|b| b.repeats).max().unwrap_or(1);
+        format!(", best of {runs} runs")
+    } else {
+        String::new()
+    };
     let chart = BarChart {
         id: slot_id.to_string(),
         title: title.clone(),
         subtitle: f.workload.clone(),
-        caption: format!("{} · {better}", scale.caption),
+        caption: format!("{}{of_runs} · {better}", scale.caption),
         bars: f
             .bars
             .iter()
@@ -247,9 +261,10 @@ pub(super) fn chart_ctx(
         title,
         variant_label: f.variant_label.clone(),
         workload: f.workload.clone(),
-        caption: format!("{}, {better}", scale.caption),
+        caption: format!("{}{of_runs}, {better}", scale.caption),
         unit: scale.unit.to_string(),
-        value_head: scale.caption.to_string(),
+        value_head: format!("{}{of_runs}", scale.caption),
+        mean_head: best.then(|| format!("{}, mean of the runs", scale.caption)),
         latency_heads: latency_columns().map(|(head, _)| head).collect(),
         svg,
         rows: f
@@ -260,6 +275,7 @@ pub(super) fn chart_ctx(
                 drive_name: b.drive_name.clone(),
                 firmware: b.firmware.clone(),
                 value: scale.show(b.value),
+                mean: best.then(|| scale.show(b.mean)),
                 repeats: b.repeats,
                 latencies: latency_columns().map(|(_, of)| latency(of(b))).collect(),
                 highlight: highlight == Some(b.drive.as_str()),

@@ -208,6 +208,7 @@ pub(super) fn pair_ctx(
         caption: format!("{}, {better}", scale.caption),
         unit: scale.unit.to_string(),
         value_head: String::new(),
+        mean_head: None,
         latency_heads: vec![],
         svg,
         rows: vec![],

@@ -53,6 +53,10 @@ pub(crate) fn run_job(ctx: &RunContext, drive: &mut DriveRun, planned: &JobToRun
     // A simulated drive's results are the same whenever and wherever they are computed,
     // so its manifest records neither (and stays byte-identical from run to run).
     let simulated = drive.target.info().kind == TargetKind::Simulated;
+    // The test's interval: the drive idles before the test (and its preconditioning).
+    if job.repeat == 1 && job.workload.interval_ns > 0 {
+        drive.target.idle(job.workload.interval_ns, ctx.stop);
+    }
     let started_at = (!simulated).then(now_rfc3339);
     let engine = ctx.opts.engine.unwrap_or(job.engine);
     let precondition = if job.repeat == 1 {
@@ -140,6 +144,7 @@ fn manifest(ctx: &RunContext, drive: &DriveRun, planned: &JobToRun, m: Measured)
         workload: job.workload.describe(),
         metric: job.metric.key().to_string(),
         better: format!("{:?}", job.better).to_lowercase(),
+        of_repeats: job.of_repeats,
         engine: m.ran.engine.to_string(),
         engine_requested: m.engine.word().to_string(),
         seed: job.seed,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Outcome;
-use crate::workload::SampleKeep;
+use crate::workload::{OfRepeats, SampleKeep};
 
 /// The manifest format this roundup writes.
 pub const MANIFEST_FORMAT: u32 = 2;
@@ -83,6 +83,9 @@ pub struct JobManifest {
     pub metric: String,
     /// `higher` or `lower`.
     pub better: String,
+    /// Which figure of the test's repeats its charts show (absent: their mean).
+    #[serde(default, skip_serializing_if = "OfRepeats::is_mean")]
+    pub of_repeats: OfRepeats,
     /// The engine that served the job (`io_uring`, `psync`, `sim-simple`).
     pub engine: String,
     /// The engine asked for (`auto`, `io_uring`, `psync`).

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Ident;
 use crate::io::EngineChoice;
-use crate::workload::{Better, Metric, Workload};
+use crate::workload::{Better, Metric, OfRepeats, Workload};
 
 /// A suite as written in `suites/NAME.yaml`.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -47,6 +47,8 @@ pub struct TestSpec {
     pub metric: Metric,
     /// Whether a higher or a lower headline figure is better.
     pub better: Better,
+    /// Which figure of the repeats the charts show: their mean, or the best run.
+    pub of_repeats: OfRepeats,
     /// Dimensions that multiply the test.
     pub variants: Variants,
     /// The I/O engine for real targets, if the test names one.

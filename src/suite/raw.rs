@@ -6,8 +6,8 @@ use serde::{Deserialize, Deserializer};
 use crate::config::{checked_map, BlockSizes, Count, Duration, Fraction, Ident, QueueDepth, Size};
 use crate::io::EngineChoice;
 use crate::workload::{
-    Better, DataKind, Length, Metric, Operation, Pattern, Precondition, RateLimit, Remap,
-    ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, TestKind, TraceRef, Workload,
+    Better, DataKind, Length, Metric, OfRepeats, Operation, Pattern, Precondition, RateLimit,
+    Remap, ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, TestKind, TraceRef, Workload,
 };
 
 use super::{TestSpec, Variants};
@@ -54,6 +54,10 @@ struct RawTest {
     warmup: Option<Duration>,
     #[serde(default)]
     repeats: Option<Count>,
+    #[serde(default)]
+    interval: Option<Duration>,
+    #[serde(default)]
+    of_repeats: Option<OfRepeats>,
     metric: Metric,
     #[serde(default)]
     better: Option<Better>,
@@ -112,6 +116,17 @@ impl TestSpec {
         if raw.repeats.is_some_and(|r| r.0 > 10_000) {
             return Err("repeats: expected a whole number from 1 to 10000".into());
         }
+        let repeats = raw.repeats.map(|r| r.0 as u32).unwrap_or(1);
+        if repeats < 2 && raw.of_repeats.is_some() {
+            return Err(
+                "of_repeats: which figure of a test's repeats to show; expected with \
+                 `repeats` of 2 or more"
+                    .into(),
+            );
+        }
+        if raw.interval.is_some_and(|i| i.0 > 3_600_000_000_000) {
+            return Err("interval: expected at most an hour of idle time before the test".into());
+        }
         let align = raw.align()?;
         raw.variants.check_unique()?;
         Ok(TestSpec {
@@ -127,6 +142,7 @@ impl TestSpec {
                 threads: raw.threads.unwrap_or(1),
                 length,
                 warmup_ns: raw.warmup.map(|w| w.0).unwrap_or(0),
+                interval_ns: raw.interval.map(|i| i.0).unwrap_or(0),
                 data: raw.data.unwrap_or(DataKind::Incompressible),
                 compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
                 replay,
@@ -141,7 +157,8 @@ impl TestSpec {
                     ..s
                 }),
             },
-            repeats: raw.repeats.map(|r| r.0 as u32).unwrap_or(1),
+            repeats,
+            of_repeats: raw.of_repeats.unwrap_or_default(),
             better: raw.better.unwrap_or(raw.metric.default_better()),
             metric: raw.metric,
             variants: raw.variants,

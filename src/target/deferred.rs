@@ -61,6 +61,12 @@ impl Target for Deferred {
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
         self.built()?.trim(offset, len)
     }
+    /// A drive not built yet is new and idle: nothing changes.
+    fn idle(&mut self, ns: u64, stop: &std::sync::atomic::AtomicBool) {
+        if let Some(t) = &mut self.built {
+            t.idle(ns, stop);
+        }
+    }
     fn queues(
         &mut self,
         threads: u32,

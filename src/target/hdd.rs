@@ -370,6 +370,10 @@ impl Target for HddSim {
         Ok(())
     }
 
+    fn idle(&mut self, ns: u64, _stop: &std::sync::atomic::AtomicBool) {
+        self.clock += ns;
+    }
+
     fn queues(
         &mut self,
         threads: u32,

@@ -150,6 +150,19 @@ pub trait Target: Send {
     }
     /// Discards `len` bytes from `offset` (TRIM): what a purge does before a test.
     fn trim(&mut self, offset: u64, len: u64) -> Result<()>;
+    /// Leaves the drive idle for `ns` (a benchmark's interval between tests): a real drive
+    /// is given the time (returning early once `stop` is set), a simulated one's clock moves
+    /// on by it, its background work done meanwhile.
+    fn idle(&mut self, ns: u64, stop: &std::sync::atomic::AtomicBool) {
+        let end = std::time::Instant::now() + std::time::Duration::from_nanos(ns);
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(std::time::Duration::from_millis(100)));
+        }
+    }
     /// Opens `threads` queues of `depth` slots for a job, sharing one clock.
     fn queues(
         &mut self,

@@ -173,6 +173,10 @@ impl Target for SimpleSim {
         Ok(())
     }
 
+    fn idle(&mut self, ns: u64, _stop: &std::sync::atomic::AtomicBool) {
+        self.clock += ns;
+    }
+
     fn queues(
         &mut self,
         threads: u32,

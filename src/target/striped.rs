@@ -140,6 +140,13 @@ impl Target for StripedSsd {
         self.members[0].random_as_mark()
     }
 
+    fn idle(&mut self, ns: u64, stop: &std::sync::atomic::AtomicBool) {
+        self.clock += ns;
+        for m in &mut self.members {
+            m.idle(ns, stop);
+        }
+    }
+
     /// Each controller discards its part of the range.
     fn trim(&mut self, offset: u64, len: u64) -> Result<()> {
         for (m, start, len) in self.runs(offset, len) {

@@ -10,8 +10,8 @@ mod synthetic;
 pub use data::{compressed_fraction, DataFiller};
 pub use replay::{placed_len, ReplayReport, TraceSource};
 pub use spec::{
-    Better, DataKind, Length, Metric, Operation, Pattern, Precondition, RateLimit, Remap,
-    ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, TestKind, TraceInput, TraceRef,
+    Better, DataKind, Length, Metric, OfRepeats, Operation, Pattern, Precondition, RateLimit,
+    Remap, ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, TestKind, TraceInput, TraceRef,
     Workload,
 };
 pub use synthetic::SyntheticSource;

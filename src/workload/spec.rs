@@ -30,6 +30,10 @@ pub struct Workload {
     pub length: Length,
     /// Run time before the measured part, excluded from the results (ns).
     pub warmup_ns: u64,
+    /// Idle time before the test's first repeat (CrystalDiskMark's interval between
+    /// tests), ns. Absent from the plan hash when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub interval_ns: u64,
     /// What is written.
     pub data: DataKind,
     /// Random share of each block for `compressible` data.
@@ -48,6 +52,29 @@ pub struct Workload {
     /// plan hash when `raw`.
     #[serde(skip_serializing_if = "SampleKeep::is_raw")]
     pub samples: SampleKeep,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Which figure of a test's repeats its charts show (`of_repeats: mean | best`): the mean
+/// (default), or the best run, as CrystalDiskMark reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OfRepeats {
+    /// The mean of the repeats.
+    #[default]
+    Mean,
+    /// The best repeat (highest, or lowest where lower is better).
+    Best,
+}
+
+impl OfRepeats {
+    /// Whether it is the default, the mean.
+    pub fn is_mean(&self) -> bool {
+        *self == OfRepeats::Mean
+    }
 }
 
 /// What a job keeps of its I/Os (`samples: raw | histogram | both`).
@@ -290,6 +317,7 @@ impl Workload {
             threads: 1,
             length,
             warmup_ns: 0,
+            interval_ns: 0,
             data: DataKind::Incompressible,
             compressible_fraction: 0.25,
             precondition: Precondition::default(),

@@ -7,6 +7,22 @@ use std::process::{Command, Output};
 
 pub const SIM_DRIVE: &str = "id: {id}\nvendor: Acme\nmodel: {model}\ncapacity: 16GB\ncontroller: Acme C1\nfirmware: \"{fw}\"\nsim:\n  model: simple\n  units: {units}\n  stripe: 4KiB\n  read_latency: 50us\n  write_latency: 200us\n  read_rate: 100MB/s\n  write_rate: 40MB/s\n  link_rate: 280MB/s\n  command_overhead: 20us\n";
 
+/// The shipped `suites/NAME.yaml` made short enough for a test: runs of 150 ms, 200 ms of
+/// idle between tests, a 16 MiB test file; every other key as shipped.
+pub fn shortened_suite(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("suites/{name}.yaml"));
+    let text = std::fs::read_to_string(path).unwrap();
+    for key in ["duration: 5s", "interval: 5s", "span: 1GiB"] {
+        assert!(
+            text.contains(key),
+            "suites/{name}.yaml no longer has {key:?}"
+        );
+    }
+    text.replace("duration: 5s", "duration: 150ms")
+        .replace("interval: 5s", "interval: 200ms")
+        .replace("span: 1GiB", "span: 16MiB")
+}
+
 pub const TINY_SUITE: &str = "name: tiny\ntitle: Tiny suite\nseed: 7\ntests:\n  - id: random-write-4k\n    title: 4KB Random Write\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 16MiB\n    queue_depth: 4\n    count: 2000\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n  - id: sequential-read-128k\n    title: 128KB Sequential Read\n    operation: read\n    pattern: sequential\n    block_size: 128KiB\n    span: full\n    queue_depth: 1\n    count: 200\n    metric: mb_per_s\n";
 
 /// A lab folder with the given suites and drives.
