@@ -171,6 +171,8 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
         "lat_p50_us",
         "lat_p99_us",
         "lat_p999_us",
+        "lat_p9999_us",
+        "lat_p999999_us",
         "lat_max_us",
         "duration_s",
         "window_s",
@@ -179,6 +181,11 @@ fn tiny_suite_on_a_file_and_a_simulated_drive() {
     assert_eq!(keys, want.iter().collect::<Vec<_>>());
     for r in &rows {
         assert!(r["iops"].as_f64().unwrap() > 0.0, "{r}");
+        // 2000 I/Os or fewer a job: too few for the 99.99th percentile, which is then null.
+        assert!(
+            r["lat_p9999_us"].is_null() && r["lat_p999999_us"].is_null(),
+            "{r}"
+        );
         assert!(r["lat_p50_us"].as_f64().unwrap() <= r["lat_p99_us"].as_f64().unwrap());
         assert!(r["lat_p99_us"].as_f64().unwrap() <= r["lat_max_us"].as_f64().unwrap());
     }
@@ -745,6 +752,14 @@ fn a_histogram_gives_the_figures_the_rows_give() {
         close(rows.lat_p50_us, hist.lat_p50_us, "p50");
         close(rows.lat_p99_us, hist.lat_p99_us, "p99");
         close(rows.lat_p999_us, hist.lat_p999_us, "p99.9");
+        // The 99.99th where the job has 10,000 I/Os (the mixed one's 20,000), never the
+        // 99.9999th (a million).
+        assert_eq!(rows.lat_p9999_us.is_some(), rows.ios >= 10_000, "{name}");
+        if let (Some(a), Some(b)) = (rows.lat_p9999_us, hist.lat_p9999_us) {
+            close(a, b, "p99.99");
+            assert!(a >= rows.lat_p999_us && a <= rows.lat_max_us, "{name}");
+        }
+        assert!(rows.lat_p999999_us.is_none() && hist.lat_p999999_us.is_none());
         for (k, (a, b)) in rows.cdf.iter().zip(&hist.cdf).enumerate() {
             close(*a, *b, &format!("cdf[{k}]"));
         }

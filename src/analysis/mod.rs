@@ -37,6 +37,11 @@ pub struct JobSummary {
     pub lat_p99_us: f64,
     /// 99.9th percentile latency, µs.
     pub lat_p999_us: f64,
+    /// 99.99th percentile latency, µs: absent (null) from a job of fewer than 10,000 I/Os,
+    /// whose slowest I/O it would be.
+    pub lat_p9999_us: Option<f64>,
+    /// 99.9999th percentile latency, µs: absent from a job of fewer than 1,000,000 I/Os.
+    pub lat_p999999_us: Option<f64>,
     /// Maximum latency, µs.
     pub lat_max_us: f64,
     /// The same figures for reads and for writes alone (ordered read, write).
@@ -83,6 +88,8 @@ impl JobSummary {
             "lat_p50_us" => self.lat_p50_us,
             "lat_p99_us" => self.lat_p99_us,
             "lat_p999_us" => self.lat_p999_us,
+            "lat_p9999_us" => self.lat_p9999_us.unwrap_or(f64::NAN),
+            "lat_p999999_us" => self.lat_p999999_us.unwrap_or(f64::NAN),
             "lat_max_us" => self.lat_max_us,
             _ => f64::NAN,
         }
@@ -452,6 +459,9 @@ fn assemble(
         lat_p50_us: pct(0.5),
         lat_p99_us: pct(0.99),
         lat_p999_us: pct(0.999),
+        // A percentile p needs 1 / (1 − p) I/Os before it is anything but the slowest.
+        lat_p9999_us: (total.ios >= 10_000).then(|| pct(0.9999)),
+        lat_p999999_us: (total.ios >= 1_000_000).then(|| pct(0.999999)),
         lat_max_us: if total.ios == 0 { f64::NAN } else { pct(1.0) },
         cdf: CDF_PERCENTILES.iter().map(|&p| pct(p / 100.0)).collect(),
         duration_s: pass.span_ns as f64 / 1e9,
@@ -749,6 +759,11 @@ pub struct Bar {
     pub lat_p99_us: f64,
     /// 99.9th percentile latency, µs (mean over repeats).
     pub lat_p999_us: f64,
+    /// 99.99th percentile latency, µs (mean over repeats): absent unless every repeat had
+    /// the I/Os for it.
+    pub lat_p9999_us: Option<f64>,
+    /// 99.9999th percentile latency, µs, likewise.
+    pub lat_p999999_us: Option<f64>,
     /// Maximum latency, µs (maximum over repeats).
     pub lat_max_us: f64,
     /// The headline figure of each repeat, in order.
@@ -927,6 +942,14 @@ fn bar(drive: String, drive_name: String, f: &TestFigures, runs: &[&JobSummary])
         lat_mean_us: shown(&|s| s.lat_mean_us),
         lat_p99_us: shown(&|s| s.lat_p99_us),
         lat_p999_us: shown(&|s| s.lat_p999_us),
+        lat_p9999_us: runs
+            .iter()
+            .all(|s| s.lat_p9999_us.is_some())
+            .then(|| shown(&|s| s.lat_p9999_us.unwrap_or(f64::NAN))),
+        lat_p999999_us: runs
+            .iter()
+            .all(|s| s.lat_p999999_us.is_some())
+            .then(|| shown(&|s| s.lat_p999999_us.unwrap_or(f64::NAN))),
         lat_max_us: runs.iter().map(|s| s.lat_max_us).fold(0.0, f64::max),
         per_repeat: runs.iter().map(|s| s.figure(metric)).collect(),
         cdf: cdf_over_repeats(&runs.iter().map(|s| s.cdf.as_slice()).collect::<Vec<_>>()),

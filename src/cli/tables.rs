@@ -55,21 +55,24 @@ pub(super) fn summary(lab_dir: &Path, select: &Select, format: SummaryFormat) ->
 
 /// The summary at full precision, as CSV for a spreadsheet.
 fn print_csv(rows: &[&JobSummary]) -> Result<()> {
-    outln!("drive,firmware,suite,test,variant,repeat,iops,mb_per_s,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,ios");
+    outln!("drive,firmware,suite,test,variant,repeat,iops,mb_per_s,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_p9999_us,lat_p999999_us,lat_max_us,ios");
     for s in rows {
         let text = [&s.drive, &s.firmware, &s.suite, &s.test, &s.variant]
             .map(|t| render::csv_field(t))
             .join(",");
+        // A percentile the job has too few I/Os for is an empty cell.
         let figures = [
-            s.iops,
-            s.mb_per_s,
-            s.lat_mean_us,
-            s.lat_p50_us,
-            s.lat_p99_us,
-            s.lat_p999_us,
-            s.lat_max_us,
+            Some(s.iops),
+            Some(s.mb_per_s),
+            Some(s.lat_mean_us),
+            Some(s.lat_p50_us),
+            Some(s.lat_p99_us),
+            Some(s.lat_p999_us),
+            s.lat_p9999_us,
+            s.lat_p999999_us,
+            Some(s.lat_max_us),
         ]
-        .map(|v| v.to_string())
+        .map(|v| v.map(|v| v.to_string()).unwrap_or_default())
         .join(",");
         outln!("{text},{},{figures},{}", s.repeat, s.ios);
     }
@@ -80,7 +83,7 @@ fn print_csv(rows: &[&JobSummary]) -> Result<()> {
 /// right.
 const TEXT: usize = 5;
 
-const HEADER: [&str; 14] = [
+const HEADER: [&str; 16] = [
     "drive",
     "firmware",
     "suite",
@@ -93,6 +96,8 @@ const HEADER: [&str; 14] = [
     "p50 µs",
     "p99 µs",
     "p99.9 µs",
+    "p99.99 µs",
+    "p99.9999 µs",
     "max µs",
     "I/Os",
 ];
@@ -114,6 +119,8 @@ fn summary_table(rows: &[&JobSummary]) -> Vec<Vec<String>> {
                 figure(s.lat_p50_us),
                 figure(s.lat_p99_us),
                 figure(s.lat_p999_us),
+                s.lat_p9999_us.map_or("–".into(), figure),
+                s.lat_p999999_us.map_or("–".into(), figure),
                 figure(s.lat_max_us),
                 s.ios.to_string(),
             ]

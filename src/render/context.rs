@@ -31,15 +31,21 @@ pub(super) struct Row {
     pub(super) highlight: bool,
 }
 
-/// A latency column of a bar chart's table: heading, summary key, figure.
-pub(super) type LatencyColumn = (&'static str, &'static str, fn(&Bar) -> f64);
+/// A latency column of a bar chart's table: heading, summary key, figure (none where the
+/// runs had too few I/Os for a tail percentile).
+pub(super) type LatencyColumn = (&'static str, &'static str, fn(&Bar) -> Option<f64>);
 
-/// The latency columns of a bar chart's table.
-pub(super) const LATENCY_COLUMNS: [LatencyColumn; 4] = [
-    ("Mean latency", "lat_mean_us", |b| b.lat_mean_us),
-    ("99th percentile", "lat_p99_us", |b| b.lat_p99_us),
-    ("99.9th percentile", "lat_p999_us", |b| b.lat_p999_us),
-    ("Maximum", "lat_max_us", |b| b.lat_max_us),
+/// The latency columns of a bar chart's table; the 99.99th and 99.9999th percentiles only
+/// where some drive's runs had the I/Os for them (10,000 and 1,000,000).
+pub(super) const LATENCY_COLUMNS: [LatencyColumn; 6] = [
+    ("Mean latency", "lat_mean_us", |b| Some(b.lat_mean_us)),
+    ("99th percentile", "lat_p99_us", |b| Some(b.lat_p99_us)),
+    ("99.9th percentile", "lat_p999_us", |b| Some(b.lat_p999_us)),
+    ("99.99th percentile", "lat_p9999_us", |b| b.lat_p9999_us),
+    ("99.9999th percentile", "lat_p999999_us", |b| {
+        b.lat_p999999_us
+    }),
+    ("Maximum", "lat_max_us", |b| Some(b.lat_max_us)),
 ];
 
 #[derive(Serialize)]
@@ -225,7 +231,7 @@ pub(super) fn chart_ctx(
     let latency_columns = || {
         LATENCY_COLUMNS
             .into_iter()
-            .filter(|(_, key, _)| *key != f.metric)
+            .filter(|(_, key, of)| *key != f.metric && f.bars.iter().any(|b| of(b).is_some()))
             .map(|(head, _, of)| (head, of))
     };
     // A test that shows its best run says so, with how many runs it is the best of.
@@ -277,7 +283,9 @@ pub(super) fn chart_ctx(
                 value: scale.show(b.value),
                 mean: best.then(|| scale.show(b.mean)),
                 repeats: b.repeats,
-                latencies: latency_columns().map(|(_, of)| latency(of(b))).collect(),
+                latencies: latency_columns()
+                    .map(|(_, of)| of(b).map_or("–".into(), latency))
+                    .collect(),
                 highlight: highlight == Some(b.drive.as_str()),
             })
             .collect(),
