@@ -1032,6 +1032,28 @@ mod tests {
     }
 
     #[test]
+    fn an_idle_interval_lets_the_collection_finish() {
+        // A used drive's burst of writes leaves every die collecting; a benchmark's
+        // interval (`Target::idle`) moves the clock on and the victims are done by then.
+        let mut sim = drive_aged("greedy", true);
+        for i in 0..8 {
+            let req = IoRequest {
+                seq: i,
+                op: Op::Write,
+                offset: i * (1 << 20),
+                len: 4096,
+            };
+            sim.serve(0, &req, None).unwrap();
+        }
+        let now = sim.clock;
+        assert!(sim.die.iter_mut().all(|d| d.collecting(now)));
+        sim.idle(1_000_000_000, &std::sync::atomic::AtomicBool::new(false));
+        assert_eq!(sim.clock, now + 1_000_000_000);
+        let later = sim.clock;
+        assert!(sim.die.iter_mut().all(|d| !d.collecting(later)));
+    }
+
+    #[test]
     fn a_die_collects_one_victim_at_a_time_in_the_background() {
         // A used drive starts at its collection watermark. Writes in a burst reach every die
         // twice; each die takes one victim (its copies take room in the die's open block as
