@@ -165,13 +165,7 @@ fn read_samples(job: &StoredJob) -> Result<Columns, String> {
     // Each column leaves the frame as it is copied out: a job's rows are held about once.
     let mut df = df;
     let mut column = |name: &str| df.drop_in_place(name).map(|c| c.take_materialized_series());
-    let mut u64s = |name: &str| -> PolarsResult<Vec<u64>> {
-        let s = column(name)?.cast(&DataType::UInt64)?;
-        Ok(s.u64()?
-            .downcast_iter()
-            .flat_map(|a| a.values().iter().copied())
-            .collect())
-    };
+    let mut u64s = |name: &str| crate::store::u64_values(&column(name)?);
     let latency = u64s("latency_ns").map_err(fail)?;
     let submit = u64s("submit_ns").map_err(fail)?;
     let write = match all_one {

@@ -228,12 +228,11 @@ pub(super) fn chart_ctx(
     let scale = Scale::of(&f.metric, f.bars.iter().map(|b| b.value));
     let better = direction(&f.better);
     let title = test_title(f);
-    let latency_columns = || {
-        LATENCY_COLUMNS
-            .into_iter()
-            .filter(|(_, key, of)| *key != f.metric && f.bars.iter().any(|b| of(b).is_some()))
-            .map(|(head, _, of)| (head, of))
-    };
+    // Chosen once for the table: its headings and every row's cells.
+    let latency_columns: Vec<LatencyColumn> = LATENCY_COLUMNS
+        .into_iter()
+        .filter(|(_, key, of)| *key != f.metric && f.bars.iter().any(|b| of(b).is_some()))
+        .collect();
     // A test that shows its best run says so, with how many runs it is the best of.
     let best = f.of_repeats == crate::workload::OfRepeats::Best;
     let of_runs = if best {
@@ -271,7 +270,7 @@ pub(super) fn chart_ctx(
         unit: scale.unit.to_string(),
         value_head: format!("{}{of_runs}", scale.caption),
         mean_head: best.then(|| format!("{}, mean of the runs", scale.caption)),
-        latency_heads: latency_columns().map(|(head, _)| head).collect(),
+        latency_heads: latency_columns.iter().map(|(head, _, _)| *head).collect(),
         svg,
         rows: f
             .bars
@@ -283,8 +282,9 @@ pub(super) fn chart_ctx(
                 value: scale.show(b.value),
                 mean: best.then(|| scale.show(b.mean)),
                 repeats: b.repeats,
-                latencies: latency_columns()
-                    .map(|(_, of)| of(b).map_or("–".into(), latency))
+                latencies: latency_columns
+                    .iter()
+                    .map(|(_, _, of)| of(b).map_or("–".into(), latency))
                     .collect(),
                 highlight: highlight == Some(b.drive.as_str()),
             })

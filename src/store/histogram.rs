@@ -367,16 +367,7 @@ impl Histogram {
                 .flat_map(|a| a.values_iter().map(str::to_string))
                 .collect())
         };
-        let u64s = |name: &str| -> PolarsResult<Vec<u64>> {
-            let s = df
-                .column(name)?
-                .as_materialized_series()
-                .cast(&DataType::UInt64)?;
-            Ok(s.u64()?
-                .downcast_iter()
-                .flat_map(|a| a.values().iter().copied())
-                .collect())
-        };
+        let u64s = |name: &str| super::u64_values(df.column(name)?.as_materialized_series());
         let columns = (|| -> PolarsResult<_> {
             Ok((
                 text("kind")?,

@@ -113,6 +113,16 @@ pub fn sync_dir_fs(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// A column's values as `u64`s (cast first, if stored narrower): what the analysis and the
+/// histogram reader copy out of a frame.
+pub fn u64_values(s: &polars::prelude::Series) -> polars::prelude::PolarsResult<Vec<u64>> {
+    let s = s.cast(&polars::prelude::DataType::UInt64)?;
+    Ok(s.u64()?
+        .downcast_iter()
+        .flat_map(|a| a.values().iter().copied())
+        .collect())
+}
+
 /// The temporary name used while `path` is being written (`.NAME.tmp-PID`).
 pub fn temp_name(path: &Path) -> PathBuf {
     let name = path

@@ -1031,11 +1031,9 @@ mod tests {
         assert_eq!(die.start(1_000_000), 7_000_000);
     }
 
-    #[test]
-    fn an_idle_interval_lets_the_collection_finish() {
-        // A used drive's burst of writes leaves every die collecting; a benchmark's
-        // interval (`Target::idle`) moves the clock on and the victims are done by then.
-        let mut sim = drive_aged("greedy", true);
+    /// Eight 4 KiB writes, 1 MiB apart, all issued at time zero: on a used drive at its
+    /// collection watermark, they reach every die twice.
+    fn burst_at_zero(sim: &mut SsdSim) {
         for i in 0..8 {
             let req = IoRequest {
                 seq: i,
@@ -1045,6 +1043,14 @@ mod tests {
             };
             sim.serve(0, &req, None).unwrap();
         }
+    }
+
+    #[test]
+    fn an_idle_interval_lets_the_collection_finish() {
+        // A used drive's burst of writes leaves every die collecting; a benchmark's
+        // interval (`Target::idle`) moves the clock on and the victims are done by then.
+        let mut sim = drive_aged("greedy", true);
+        burst_at_zero(&mut sim);
         let now = sim.clock;
         assert!(sim.die.iter_mut().all(|d| d.collecting(now)));
         sim.idle(1_000_000_000, &std::sync::atomic::AtomicBool::new(false));
@@ -1061,15 +1067,7 @@ mod tests {
         // find room in blocks already erased instead of waiting behind several victims.
         let mut sim = drive_aged("greedy", true);
         let victim_at_most = 32 * (50_000 + 900_000) + 3_500_000;
-        for i in 0..8 {
-            let req = IoRequest {
-                seq: i,
-                op: Op::Write,
-                offset: i * (1 << 20),
-                len: 4096,
-            };
-            sim.serve(0, &req, None).unwrap();
-        }
+        burst_at_zero(&mut sim);
         for (d, die) in sim.die.iter_mut().enumerate() {
             assert!(die.collecting(0), "die {d} collects");
             assert!(
