@@ -255,7 +255,8 @@ impl fmt::Display for Counted<'_> {
     }
 }
 
-fn trim_float(v: f64) -> String {
+/// A number with at most two decimals and no trailing zeros: `2.5`, `3`.
+pub fn trim_float(v: f64) -> String {
     let s = format!("{v:.2}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

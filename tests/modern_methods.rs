@@ -82,3 +82,136 @@ fn crystaldiskmark_runs_on_a_file_and_a_simulated_drive() {
         assert!(err.contains("suites/bad.yaml:4:") && err.contains(message), "{err}");
     }
 }
+
+/// A suite of sweeps: queue depth (with a data pair beside it), write share and offered load.
+const SWEEPS: &str = "name: sweeps
+title: Sweeps
+seed: 3
+tests:
+  - id: qd
+    title: 4KB Random Write
+    operation: write
+    pattern: random
+    block_size: 4KiB
+    span: 16MiB
+    queue_depth: 1
+    count: 600
+    metric: iops
+    variants:
+      data: [compressible, incompressible]
+      queue_depth: [1, 2, 4, 8]
+  - id: mix
+    title: 4KB Random Mix
+    operation: read
+    pattern: random
+    block_size: 4KiB
+    span: 16MiB
+    queue_depth: 4
+    count: 600
+    metric: mb_per_s
+    variants:
+      writes: [0%, 50%, 100%]
+  - id: qos
+    title: 4KB Random Read QoS
+    operation: read
+    pattern: random
+    block_size: 4KiB
+    span: 16MiB
+    queue_depth: 16
+    count: 600
+    metric: lat_p99_us
+    variants:
+      rate: [500 IOPS, 1000 IOPS, 2000 IOPS]
+";
+
+#[test]
+fn sweeps_chart_a_line_per_drive() {
+    let lab = TestLab::new();
+    lab.write("suites/sweeps.yaml", SWEEPS);
+    lab.sim_drive("wide", "Wide", "1", 8);
+    lab.sim_drive("narrow", "Narrow", "1", 1);
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = lab.roundup(&["render", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = fs::read_to_string(lab.path().join("site/suites/sweeps.html")).unwrap();
+    // A sweep for each data pattern; the two data patterns stay paired at each depth;
+    // no pairs of queue depths.
+    for id in [
+        "qd.qd.data-compressible",
+        "qd.qd.data-incompressible",
+        "qd.data.qd-1",
+        "qd.data.qd-8",
+        "mix.wr.all",
+        "qos.rate.all",
+    ] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    assert!(!page.contains("id=\"qd.qd.data-compressible_qd"));
+    assert!(!page.contains("qd.qd.data-compressible_qd-1"));
+    let svg = |id: &str| {
+        fs::read_to_string(lab.path().join(format!("site/charts/suites/sweeps/{id}.svg"))).unwrap()
+    };
+    assert!(svg("qd.qd.data-incompressible").contains("queue depth (log scale)"));
+    assert!(svg("mix.wr.all").contains("writes, % of I/Os"));
+    assert!(svg("qos.rate.all").contains("delivered IOPS"));
+    // The table beside it: a column per depth, in the suite's order.
+    let section = &page[page.find("id=\"qd.qd.data-incompressible\"").unwrap()..];
+    let head = &section[section.find(">Drive</th>").unwrap()..];
+    let head = &head[..head.find("</tr>").unwrap()];
+    let order: Vec<usize> = ["QD1", "QD2", "QD4", "QD8"]
+        .iter()
+        .map(|q| head.find(&format!(">{q}<")).unwrap())
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{head}");
+    // Every plotted point in the CSV: a row per drive and depth; the wide drive's IOPS
+    // grow with the depth, the one-unit drive's do not.
+    let csv = fs::read_to_string(
+        lab.path()
+            .join("site/charts/suites/sweeps/qd.qd.data-incompressible.csv"),
+    )
+    .unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("drive,firmware,qd,qd_value,iops,delivered_iops"));
+    let iops = |drive: &str, qd: &str| -> f64 {
+        csv.lines()
+            .find(|l| l.starts_with(&format!("{drive},1,{qd},")))
+            .unwrap()
+            .rsplit(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(lines.count(), 8);
+    assert!(iops("wide", "QD8") > 3.0 * iops("wide", "QD1"), "{csv}");
+    assert!(iops("narrow", "QD8") < 1.5 * iops("narrow", "QD1"), "{csv}");
+    // The QoS curve's x is the IOPS each drive delivered: the offered load, where the
+    // drive keeps up.
+    let qos = fs::read_to_string(lab.path().join("site/charts/suites/sweeps/qos.rate.all.csv"))
+        .unwrap();
+    let delivered: f64 = qos
+        .lines()
+        .find(|l| l.starts_with("wide,1,500 IOPS offered,"))
+        .unwrap()
+        .rsplit(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((delivered - 500.0).abs() < 25.0, "{qos}");
+    // A review page shows the sweep with its drive highlighted.
+    let review = fs::read_to_string(lab.path().join("site/drives/narrow.html")).unwrap();
+    assert!(review.contains("id=\"sweeps.qd.qd.data-compressible\""));
+    // A sweep of one value is the test itself.
+    lab.write(
+        "suites/sweeps.yaml",
+        &SWEEPS.replace("queue_depth: [1, 2, 4, 8]", "queue_depth: [4]"),
+    );
+    let err = stderr(&lab.roundup(&["check"]));
+    assert!(
+        err.contains("suites/sweeps.yaml:")
+            && err.contains("variants.queue_depth: expected two values or more"),
+        "{err}"
+    );
+}

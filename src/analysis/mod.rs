@@ -747,6 +747,9 @@ pub struct Bar {
     pub mean: f64,
     /// Repeats.
     pub repeats: u32,
+    /// Delivered I/Os per second (as `value` is taken: mean or best run): a rate sweep's
+    /// x axis.
+    pub iops: f64,
     /// Mean latency, µs (mean over repeats).
     pub lat_mean_us: f64,
     /// 99th percentile latency, µs (mean over repeats).
@@ -875,8 +878,9 @@ pub fn current_firmware(history: &BTreeMap<String, Vec<String>>) -> BTreeMap<Str
 }
 
 /// Groups the current results (`current`: each drive's current firmware, from
-/// [`current_firmware`]) by suite, test and variant, in the suite's test order where
-/// `order` gives it (test ids by suite), and sorts each chart's bars best first.
+/// [`current_firmware`]) by suite, test and variant, in the suite's order where `order`
+/// gives it (`test.variant` slot ids by suite, as the suite expands them), and sorts each
+/// chart's bars best first.
 pub fn figures(
     jobs: &[(StoredJob, JobSummary)],
     order: &BTreeMap<String, Vec<String>>,
@@ -933,6 +937,7 @@ fn bar(drive: String, drive_name: String, f: &TestFigures, runs: &[&JobSummary])
         value: shown(&|s| s.figure(metric)),
         mean: mean(&|s| s.figure(metric)),
         repeats: runs.len() as u32,
+        iops: shown(&|s| s.iops),
         lat_mean_us: shown(&|s| s.lat_mean_us),
         lat_p99_us: shown(&|s| s.lat_p99_us),
         lat_p999_us: shown(&|s| s.lat_p999_us),
@@ -1031,20 +1036,19 @@ fn grouped(
             },
         )
         .collect();
+    // The test's first chart in the suite, then the chart itself; unknown ones last.
     let rank = |f: &TestFigures| {
-        order
-            .get(&f.suite)
-            .and_then(|tests| tests.iter().position(|t| *t == f.test))
-            .unwrap_or(usize::MAX)
+        let slots = order.get(&f.suite);
+        let test = format!("{}.", f.test);
+        let slot = f.slot_id();
+        let at = |hit: &dyn Fn(&String) -> bool| {
+            slots
+                .and_then(|s| s.iter().position(hit))
+                .unwrap_or(usize::MAX)
+        };
+        (at(&|s| s.starts_with(&test)), at(&|s| *s == slot))
     };
-    out.sort_by(|a, b| {
-        (a.suite.clone(), rank(a), a.test.clone(), a.variant.clone()).cmp(&(
-            b.suite.clone(),
-            rank(b),
-            b.test.clone(),
-            b.variant.clone(),
-        ))
-    });
+    out.sort_by_cached_key(|f| (f.suite.clone(), rank(f), f.test.clone(), f.variant.clone()));
     out
 }
 

@@ -518,6 +518,35 @@ impl<'de> Deserialize<'de> for QueueDepth {
     }
 }
 
+/// Engine threads: a whole number from 1 to 256.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Threads(pub u32);
+
+impl<'de> Deserialize<'de> for Threads {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        whole_number(d, 1, 256).map(|v| Threads(v as u32))
+    }
+}
+
+/// A whole percentage, written `30%` (or `0.3`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Percent(pub u8);
+
+impl<'de> Deserialize<'de> for Percent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        scalar_text(d, "a whole percentage such as 30%", |t| {
+            let f = parse_fraction(t)?;
+            let p = libm::round(f * 100.0);
+            if (f * 100.0 - p).abs() > 1e-9 {
+                return Err(format!(
+                    "expected a whole percentage such as 30%, found {t:?}"
+                ));
+            }
+            Ok(Percent(p as u8))
+        })
+    }
+}
+
 /// A count: a whole number from 1 up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Count(pub u64);

@@ -324,14 +324,23 @@ pub(super) fn slot_text(
     )
 }
 
-/// Each suite's test ids in the order the suite lists them.
+/// Each suite's charts (`test.variant` slot ids) in the order the suite lists its tests and
+/// each test's variants (a sweep's values as written: QD1, QD2, … QD128).
 pub(super) fn suite_order(lab: &Lab) -> BTreeMap<String, Vec<String>> {
     lab.suites
         .iter()
         .map(|(n, s)| {
             (
                 n.clone(),
-                s.spec.tests.iter().map(|t| t.id.0.clone()).collect(),
+                s.spec
+                    .tests
+                    .iter()
+                    .flat_map(|t| {
+                        t.expand()
+                            .into_iter()
+                            .map(|(v, _)| format!("{}.{}", t.id.0, v.id))
+                    })
+                    .collect(),
             )
         })
         .collect()

@@ -11,6 +11,7 @@ mod format;
 mod output;
 mod pairs;
 mod site;
+mod sweeps;
 mod timing;
 
 pub use crate::error::RenderError;

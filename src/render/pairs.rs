@@ -46,7 +46,7 @@ impl Pair<'_> {
 }
 
 /// Variant settings parsed from a variant id (`data-compressible_align-512b`).
-fn settings(variant: &str) -> Vec<(String, String)> {
+pub(super) fn settings(variant: &str) -> Vec<(String, String)> {
     if variant == "base" {
         return vec![];
     }
@@ -57,7 +57,8 @@ fn settings(variant: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Every pair of variants of a suite's tests that differ in exactly one dimension.
+/// Every pair of variants of a suite's tests that differ in exactly one dimension (one
+/// not swept: see [`super::sweeps`]).
 pub fn pairs<'a>(figures: &'a [TestFigures], suite: &str) -> Vec<Pair<'a>> {
     let mut out = Vec::new();
     let tests: Vec<&TestFigures> = figures.iter().filter(|f| f.suite == suite).collect();
@@ -75,6 +76,10 @@ pub fn pairs<'a>(figures: &'a [TestFigures], suite: &str) -> Vec<Pair<'a>> {
                 continue;
             }
             let k = differing[0];
+            // A dimension of three values or more is charted as a sweep, not in pairs.
+            if super::sweeps::is_swept(&tests, &a.test, &sa[k].0) {
+                continue;
+            }
             let others: Vec<String> = sa
                 .iter()
                 .enumerate()

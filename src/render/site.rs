@@ -15,6 +15,7 @@ use super::context::{
     chart_ctx, drive_slots, page_context, suite_order, suite_slots, ChartCtx, DriveRow, SuiteLink,
 };
 use super::pairs::{pair_ctx, pairs, Pair};
+use super::sweeps::{sweep_chart, sweeps};
 use super::{compare, timing, Options, Report};
 
 /// A page before it is written: its template, its context and its charts.
@@ -193,7 +194,7 @@ impl<'a> Site<'a> {
         drives
     }
 
-    /// A page per suite: each test's paired variants, its bar chart with the latency
+    /// A page per suite: each test's sweeps and paired variants, its bar chart with the latency
     /// table, its latency CDF and, where it was repeated, its figures over repeats.
     fn suite_pages(&mut self, suites: &BTreeMap<String, SuiteLink>) -> Result<()> {
         for (name, link) in suites {
@@ -202,8 +203,17 @@ impl<'a> Site<'a> {
             let report = &mut self.report;
             let mut charts = Vec::new();
             let suite_pairs = pairs(&self.figures, name);
+            let suite_sweeps = sweeps(&self.figures, name);
             let mut shown_pairs = BTreeSet::new();
             for (slot, f) in suite_slots(&self.figures, name) {
+                for s in suite_sweeps
+                    .iter()
+                    .filter(|s| s.points[0].figures.test == f.test)
+                {
+                    if shown_pairs.insert(s.id.clone()) {
+                        charts.push(sweep_chart(s, &s.id, None).into_ctx(notes, report, &page)?);
+                    }
+                }
                 for p in suite_pairs.iter().filter(|p| p.a.test == f.test) {
                     if shown_pairs.insert(p.id.clone()) {
                         charts.push(pair_ctx(p, None, notes, report, &page)?);
@@ -251,8 +261,22 @@ impl<'a> Site<'a> {
                 let mut latencies = Vec::new();
                 let mut over_time = Vec::new();
                 let suite_pairs = pairs(&self.figures, suite);
+                let suite_sweeps = sweeps(&self.figures, suite);
                 let mut shown_pairs = BTreeSet::new();
                 for (slot, f) in drive_slots(&self.figures, suite, &row.id) {
+                    for s in suite_sweeps.iter().filter(|s| {
+                        s.points[0].figures.test == f.test
+                            && s.points
+                                .iter()
+                                .any(|p| p.figures.bars.iter().any(|b| b.drive == row.id))
+                    }) {
+                        if shown_pairs.insert(s.id.clone()) {
+                            results.push(
+                                sweep_chart(s, &format!("{suite}.{}", s.id), drive)
+                                    .into_ctx(notes, report, &page)?,
+                            );
+                        }
+                    }
                     for p in suite_pairs.iter().filter(|p| {
                         p.a.test == f.test && p.matched().iter().any(|(b, _)| b.drive == row.id)
                     }) {

@@ -255,7 +255,12 @@ impl<'a> Checker<'a, '_> {
     /// Records a misfit at the test's key; a key a variant sets is pointed at in
     /// `variants:` (the message says which value).
     fn misfit(&mut self, job: &Job, m: Misfit) {
-        let key = if job.variant.settings.iter().any(|(d, _)| d == m.key) {
+        let key = if job
+            .variant
+            .settings
+            .iter()
+            .any(|(d, _)| crate::suite::dimension_key(d) == m.key)
+        {
             format!("variants.{}", m.key)
         } else {
             m.key.to_string()

@@ -6,7 +6,7 @@
 mod raw;
 mod variants;
 
-pub use variants::{Variant, Variants};
+pub use variants::{dimension_key, Variant, Variants};
 
 use serde::{Deserialize, Serialize};
 
@@ -59,7 +59,7 @@ pub struct TestSpec {
 mod tests {
     use super::*;
     use crate::config::from_yaml;
-    use crate::workload::DataKind;
+    use crate::workload::{DataKind, RateLimit};
     use std::path::Path;
 
     const SUITE: &str = "name: t\ntitle: T\ntests:\n  - id: rw\n    title: RW\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 3m\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n      align: [512B, 4KiB]\n";
@@ -111,6 +111,47 @@ mod tests {
         assert_eq!(v[3].1.align, 4096);
         assert_eq!(v[0].0.label, "compressible, 512 B aligned");
         assert_eq!(s.tests[0].better, Better::Higher);
+    }
+
+    #[test]
+    fn sweeps_of_threads_writes_and_rate() {
+        let text = SUITE.replace(
+            "      data: [compressible, incompressible]\n      align: [512B, 4KiB]\n",
+            "      threads: [1, 4]\n      writes: [0%, 35%, 100%]\n      rate: [1000 IOPS, 2.5MB/s]\n",
+        );
+        let s: Suite = from_yaml(Path::new("t.yaml"), &text).unwrap();
+        let v = s.tests[0].expand();
+        assert_eq!(v.len(), 12);
+        assert_eq!(v[0].0.id, "t-1_wr-0_rate-1000iops");
+        assert_eq!(v[3].0.id, "t-1_wr-35_rate-2p5mbps");
+        assert_eq!(v[3].0.label, "T1, 35% writes, 2.50 MB/s offered");
+        assert_eq!(v[3].1.operation.read_percent, 65);
+        assert_eq!(v[3].1.rate, Some(RateLimit::BytesPerSecond(2.5e6)));
+        assert_eq!(v[11].1.threads, 4);
+        assert_eq!(v[11].1.operation.read_percent, 0);
+        assert_eq!(dimension_key("t"), "threads");
+    }
+
+    #[test]
+    fn a_sweep_needs_two_distinct_values() {
+        for (list, message) in [
+            (
+                "queue_depth: [4]",
+                "variants.queue_depth: expected two values or more",
+            ),
+            (
+                "writes: [10%, 0.1]",
+                "variants.writes: expected each value once",
+            ),
+            (
+                "writes: [12.5%, 50%]",
+                "expected a whole percentage such as 30%",
+            ),
+        ] {
+            let text = SUITE.replace("align: [512B, 4KiB]", list);
+            let e = from_yaml::<Suite>(Path::new("t.yaml"), &text).unwrap_err();
+            assert!(e.to_string().contains(message), "{e}");
+        }
     }
 
     #[test]

@@ -128,7 +128,8 @@ impl TestSpec {
             return Err("interval: expected at most an hour of idle time before the test".into());
         }
         let align = raw.align()?;
-        raw.variants.check_unique()?;
+        raw.variants.check()?;
+        raw.check_variants(replay.is_some())?;
         Ok(TestSpec {
             id: raw.id,
             title: raw.title,
@@ -168,6 +169,26 @@ impl TestSpec {
 }
 
 impl RawTest {
+    /// A replay's requests come from its trace: no variant may change their operation or
+    /// their rate.
+    fn check_variants(&self, replay: bool) -> Result<(), String> {
+        if replay && !self.variants.writes.is_empty() {
+            return Err(
+                "variants.writes: expected only in a synthetic test (a replay's \
+                        operations are its trace's)"
+                    .into(),
+            );
+        }
+        if replay && !self.variants.rate.is_empty() {
+            return Err(
+                "variants.rate: expected only in a synthetic test (a replay issues \
+                        at its trace's times, or as fast as it can)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
     /// A synthetic test has what its generator needs and none of a replay's keys.
     fn check_synthetic(&self) -> Result<(), String> {
         for (name, given) in [

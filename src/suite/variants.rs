@@ -1,18 +1,21 @@
 //! A test's variants: the dimensions that multiply it (data, align, queue depth, block
-//! size), expanded in a stable order into ids, labels and workloads.
+//! size, threads, write share, offered load), expanded in a stable order into ids, labels
+//! and workloads. A numeric dimension of three values or more is a sweep, charted as a
+//! curve.
 
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{BlockSizes, QueueDepth, Size};
+use crate::config::{BlockSizes, Percent, QueueDepth, Size, Threads};
 use crate::units::{size_token, SizeLabel};
-use crate::workload::{DataKind, Workload};
+use crate::workload::{DataKind, Operation, RateLimit, Workload};
 
 use super::TestSpec;
 
 /// The dimensions that multiply a test; each combination is a variant, stored and charted
-/// on its own. Dimensions combine in this order: data, align, queue_depth, block_size.
+/// on its own. Dimensions combine in this order: data, align, queue_depth, block_size,
+/// threads, writes, rate.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Variants {
@@ -28,6 +31,26 @@ pub struct Variants {
     /// Single block sizes.
     #[serde(default)]
     pub block_size: Vec<Size>,
+    /// Engine threads.
+    #[serde(default)]
+    pub threads: Vec<Threads>,
+    /// Shares of the I/Os that write (AnandTech's mixed test: 0% to 100%).
+    #[serde(default)]
+    pub writes: Vec<Percent>,
+    /// Offered loads (`10000 IOPS`, `200MB/s`): the QoS curve.
+    #[serde(default)]
+    pub rate: Vec<RateLimit>,
+}
+
+/// The suite key of a dimension's short name in variant ids (`qd` → `queue_depth`).
+pub fn dimension_key(dimension: &str) -> &str {
+    match dimension {
+        "qd" => "queue_depth",
+        "bs" => "block_size",
+        "t" => "threads",
+        "wr" => "writes",
+        d => d,
+    }
 }
 
 /// One combination of variant values, with its id and label.
@@ -48,6 +71,9 @@ enum Setting {
     Align(u64),
     QueueDepth(u32),
     BlockSize(u64),
+    Threads(u32),
+    Writes(u8),
+    Rate(RateLimit),
 }
 
 impl Setting {
@@ -58,6 +84,9 @@ impl Setting {
             Setting::Align(_) => "align",
             Setting::QueueDepth(_) => "qd",
             Setting::BlockSize(_) => "bs",
+            Setting::Threads(_) => "t",
+            Setting::Writes(_) => "wr",
+            Setting::Rate(_) => "rate",
         }
     }
     /// The value in variant ids: `compressible`, `512b`, `32`, `128k`.
@@ -65,7 +94,9 @@ impl Setting {
         match self {
             Setting::Data(d) => d.word().to_string(),
             Setting::Align(a) | Setting::BlockSize(a) => size_token(*a),
-            Setting::QueueDepth(q) => q.to_string(),
+            Setting::QueueDepth(q) | Setting::Threads(q) => q.to_string(),
+            Setting::Writes(w) => w.to_string(),
+            Setting::Rate(r) => r.token(),
         }
     }
     /// The value for people: `compressible`, `512 B aligned`, `QD32`, `128 KiB`.
@@ -75,10 +106,20 @@ impl Setting {
             Setting::Align(a) => format!("{} aligned", SizeLabel(*a)),
             Setting::QueueDepth(q) => format!("QD{q}"),
             Setting::BlockSize(b) => SizeLabel(*b).to_string(),
+            Setting::Threads(t) => format!("T{t}"),
+            Setting::Writes(w) => format!("{w}% writes"),
+            Setting::Rate(r) => format!("{} offered", r.label()),
         }
     }
     fn apply(&self, w: &mut Workload) {
         match *self {
+            Setting::Threads(t) => w.threads = t,
+            Setting::Writes(p) => {
+                w.operation = Operation {
+                    read_percent: 100 - p,
+                }
+            }
+            Setting::Rate(r) => w.rate = Some(r),
             Setting::Data(d) => w.data = d,
             Setting::Align(a) => w.align = a,
             Setting::QueueDepth(q) => w.queue_depth = q,
@@ -89,7 +130,8 @@ impl Setting {
 
 impl TestSpec {
     /// Expands the variants into (variant, workload) pairs in a stable order: dimensions
-    /// in the order data, align, queue_depth, block_size, values as written.
+    /// in the order data, align, queue_depth, block_size, threads, writes, rate, values as
+    /// written.
     pub fn expand(&self) -> Vec<(Variant, Workload)> {
         let v = &self.variants;
         let dimensions: Vec<Vec<Setting>> = [
@@ -103,6 +145,9 @@ impl TestSpec {
                 .iter()
                 .map(|b| Setting::BlockSize(b.0))
                 .collect(),
+            v.threads.iter().map(|t| Setting::Threads(t.0)).collect(),
+            v.writes.iter().map(|w| Setting::Writes(w.0)).collect(),
+            v.rate.iter().map(|r| Setting::Rate(*r)).collect(),
         ]
         .into_iter()
         .filter(|d| !d.is_empty())
@@ -150,40 +195,60 @@ impl TestSpec {
 }
 
 impl Variants {
-    /// Each dimension names each value once.
-    pub(super) fn check_unique(&self) -> Result<(), String> {
+    /// Each dimension names at least two values (one is the test's own key, not a
+    /// variant), each once.
+    pub(super) fn check(&self) -> Result<(), String> {
+        let tokens = |settings: Vec<Setting>| -> Vec<String> {
+            settings.iter().map(Setting::token).collect()
+        };
         let dims = [
             (
                 "data",
-                self.data.len(),
-                self.data.iter().collect::<BTreeSet<_>>().len(),
+                tokens(self.data.iter().map(|d| Setting::Data(*d)).collect()),
             ),
             (
                 "align",
-                self.align.len(),
-                self.align
-                    .iter()
-                    .map(|a| a.0)
-                    .collect::<BTreeSet<_>>()
-                    .len(),
+                tokens(self.align.iter().map(|a| Setting::Align(a.0)).collect()),
             ),
             (
                 "queue_depth",
-                self.queue_depth.len(),
-                self.queue_depth.iter().collect::<BTreeSet<_>>().len(),
+                tokens(
+                    self.queue_depth
+                        .iter()
+                        .map(|q| Setting::QueueDepth(q.0))
+                        .collect(),
+                ),
             ),
             (
                 "block_size",
-                self.block_size.len(),
-                self.block_size
-                    .iter()
-                    .map(|b| b.0)
-                    .collect::<BTreeSet<_>>()
-                    .len(),
+                tokens(
+                    self.block_size
+                        .iter()
+                        .map(|b| Setting::BlockSize(b.0))
+                        .collect(),
+                ),
+            ),
+            (
+                "threads",
+                tokens(self.threads.iter().map(|t| Setting::Threads(t.0)).collect()),
+            ),
+            (
+                "writes",
+                tokens(self.writes.iter().map(|w| Setting::Writes(w.0)).collect()),
+            ),
+            (
+                "rate",
+                tokens(self.rate.iter().map(|r| Setting::Rate(*r)).collect()),
             ),
         ];
-        for (name, n, unique) in dims {
-            if unique != n {
+        for (name, values) in dims {
+            if values.len() == 1 {
+                return Err(format!(
+                    "variants.{name}: expected two values or more (a sweep of one value is \
+                     the test itself: set `{name}` on the test instead)"
+                ));
+            }
+            if values.iter().collect::<BTreeSet<_>>().len() != values.len() {
                 return Err(format!("variants.{name}: expected each value once"));
             }
         }

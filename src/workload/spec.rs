@@ -125,6 +125,16 @@ impl RateLimit {
         }
     }
 
+    /// The value in a variant id: `50000iops`, `200mbps` (a decimal point as `p`).
+    pub fn token(&self) -> String {
+        let (v, unit) = match self {
+            RateLimit::Iops(r) => (*r, "iops"),
+            RateLimit::BytesPerSecond(b) => (b / 1e6, "mbps"),
+        };
+        let n = crate::units::trim_float(v);
+        format!("{}{unit}", n.replace('.', "p"))
+    }
+
     /// Reads `50000 IOPS` (any case) or a rate such as `200MB/s`; above zero.
     pub fn parse(text: &str) -> Result<RateLimit, String> {
         let t = text.trim();

@@ -29,6 +29,8 @@ pub enum Mark {
     Line,
     /// Points only (a scatter).
     Dots,
+    /// Points joined by a line, each point marked (a sweep's measured values).
+    LineDots,
 }
 
 /// One series of a [`LineChart`].
@@ -101,6 +103,9 @@ pub enum AxisScale {
     FromZero,
     /// Logarithmic, from and to powers of ten.
     Log,
+    /// Logarithmic in base two, a little beyond the first and last value, ticks on powers
+    /// of two: a sweep whose values double (queue depth 1 to 128, block size 512 B to 8 MiB).
+    Log2,
 }
 
 /// What an axis' values are, which decides its ticks.
@@ -113,6 +118,8 @@ pub enum AxisValues {
     /// Counts (repeats): ticks on whole numbers only, the axis from half a step before the
     /// first to half a step after the last (a linear axis).
     Counts,
+    /// Sizes in bytes: ticks read `512 B`, `4 KiB`, `1 MiB`.
+    Sizes,
 }
 
 /// One axis of a line chart: its quantity and unit, its scale and its values.
@@ -137,7 +144,7 @@ impl Axis {
     }
 
     fn log(&self) -> bool {
-        self.scale == AxisScale::Log
+        matches!(self.scale, AxisScale::Log | AxisScale::Log2)
     }
 }
 
@@ -180,12 +187,12 @@ fn latency_tick(us: f64) -> String {
     }
 }
 
-/// A tick of an axis of latencies (in µs) or of plain figures.
-fn axis_tick(v: f64, latency: bool) -> String {
-    if latency {
-        latency_tick(v)
-    } else {
-        tick(v)
+/// A tick of an axis of latencies (in µs), sizes or plain figures.
+fn axis_tick(v: f64, values: AxisValues) -> String {
+    match values {
+        AxisValues::Latency => latency_tick(v),
+        AxisValues::Sizes if v >= 1.0 => crate::units::SizeLabel(libm::round(v) as u64).to_string(),
+        _ => tick(v),
     }
 }
 
@@ -203,6 +210,9 @@ fn extent(values: impl Iterator<Item = f64>, log: bool) -> Option<(f64, f64)> {
 /// An axis range around `(lo, hi)`: decades on a log axis, a little headroom on a linear one.
 fn axis_range((lo, hi): (f64, f64), scale: AxisScale) -> (f64, f64) {
     let from_zero = scale == AxisScale::FromZero;
+    if scale == AxisScale::Log2 {
+        return (lo / 1.2, hi * 1.2);
+    }
     if scale == AxisScale::Log {
         let a = libm::pow(10.0, libm::floor(libm::log10(lo)));
         let b = libm::pow(10.0, libm::ceil(libm::log10(hi)));
@@ -307,6 +317,16 @@ impl LineChart {
         let (w, _) = root.dim_in_pixel();
         let area = root.clone().shrink((0, top), (w, plot as u32));
         match (self.x.log(), self.y.log()) {
+            (true, false) if self.x.scale == AxisScale::Log2 => {
+                self.plot(&area, (x.0..x.1).log_scale().base(2.0), y.0..y.1, y, 8)?
+            }
+            (true, true) if self.x.scale == AxisScale::Log2 => self.plot(
+                &area,
+                (x.0..x.1).log_scale().base(2.0),
+                (y.0..y.1).log_scale(),
+                y,
+                8,
+            )?,
             (false, false) if self.x.values == AxisValues::Counts => {
                 // Half a step either side of the first and last, and at most one tick a
                 // whole number: a nice step puts them on whole numbers.
@@ -333,8 +353,10 @@ impl LineChart {
                 (Mark::Dots, _) => root
                     .draw(&Circle::new((x + 12, y + 9), 4, color.filled()))
                     .map_err(e)?,
-                (Mark::Line, None) => root.draw(&PathElement::new(sample, style)).map_err(e)?,
-                (Mark::Line, Some((on, off))) => root
+                (Mark::Line | Mark::LineDots, None) => {
+                    root.draw(&PathElement::new(sample, style)).map_err(e)?
+                }
+                (Mark::Line | Mark::LineDots, Some((on, off))) => root
                     .draw(&plotters::element::DashedPathElement::new(
                         sample, on, off, style,
                     ))
@@ -425,8 +447,8 @@ impl LineChart {
             .build_cartesian_2d(x, y)
             .map_err(e)?;
         let label = font(13.0, false, MUTED, Pos::new(HPos::Center, VPos::Top));
-        let x_fmt = |v: &f64| axis_tick(*v, self.x.values == AxisValues::Latency);
-        let y_fmt = |v: &f64| axis_tick(*v, self.y.values == AxisValues::Latency);
+        let x_fmt = |v: &f64| axis_tick(*v, self.x.values);
+        let y_fmt = |v: &f64| axis_tick(*v, self.y.values);
         chart
             .configure_mesh()
             .light_line_style(WHITE)
@@ -521,7 +543,18 @@ impl LineChart {
                         )
                         .map_err(e)?;
                 }
-                Mark::Line => {
+                Mark::Line | Mark::LineDots => {
+                    if s.mark == Mark::LineDots {
+                        let r = if s.highlight { 4 } else { 3 };
+                        chart
+                            .draw_series(
+                                s.points
+                                    .iter()
+                                    .filter(inside)
+                                    .map(|p| Circle::new(*p, r, color.filled())),
+                            )
+                            .map_err(e)?;
+                    }
                     let style = color.stroke_width(if s.highlight { 3 } else { 2 });
                     // Each unbroken run of points is one line.
                     for run in s.points.split(|p| !inside(&p)) {
