@@ -244,7 +244,7 @@ impl Plan {
             TargetSpec::Path(_) => Estimate {
                 wall_s: match w.length {
                     Length::Duration(ns) => Some((ns + w.warmup_ns) as f64 / 1e9),
-                    Length::Count(_) => None,
+                    Length::Count(_) | Length::Passes(_) => None,
                 },
                 virtual_s: None,
             },
@@ -254,7 +254,7 @@ impl Plan {
                 wall_s: None,
                 virtual_s: match w.length {
                     Length::Duration(ns) => Some((ns + w.warmup_ns) as f64 / 1e9),
-                    Length::Count(_) => None,
+                    Length::Count(_) | Length::Passes(_) => None,
                 },
             },
             TargetSpec::Sim(sim) => {
@@ -263,6 +263,12 @@ impl Plan {
                     Length::Duration(ns) => {
                         let s = (ns + w.warmup_ns) as f64 / 1e9;
                         (s * iops, s)
+                    }
+                    Length::Passes(_) => {
+                        return Estimate {
+                            wall_s: None,
+                            virtual_s: None,
+                        }
                     }
                     Length::Count(n) => {
                         (n as f64 + iops * w.warmup_ns as f64 / 1e9, n as f64 / iops)

@@ -150,7 +150,11 @@ fn sweeps_chart_a_line_per_drive() {
     assert!(!page.contains("id=\"qd.qd.data-compressible_qd"));
     assert!(!page.contains("qd.qd.data-compressible_qd-1"));
     let svg = |id: &str| {
-        fs::read_to_string(lab.path().join(format!("site/charts/suites/sweeps/{id}.svg"))).unwrap()
+        fs::read_to_string(
+            lab.path()
+                .join(format!("site/charts/suites/sweeps/{id}.svg")),
+        )
+        .unwrap()
     };
     assert!(svg("qd.qd.data-incompressible").contains("queue depth (log scale)"));
     assert!(svg("mix.wr.all").contains("writes, % of I/Os"));
@@ -172,7 +176,10 @@ fn sweeps_chart_a_line_per_drive() {
     )
     .unwrap();
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("drive,firmware,qd,qd_value,iops,delivered_iops"));
+    assert_eq!(
+        lines.next(),
+        Some("drive,firmware,qd,qd_value,iops,delivered_iops")
+    );
     let iops = |drive: &str, qd: &str| -> f64 {
         csv.lines()
             .find(|l| l.starts_with(&format!("{drive},1,{qd},")))
@@ -188,8 +195,11 @@ fn sweeps_chart_a_line_per_drive() {
     assert!(iops("narrow", "QD8") < 1.5 * iops("narrow", "QD1"), "{csv}");
     // The QoS curve's x is the IOPS each drive delivered: the offered load, where the
     // drive keeps up.
-    let qos = fs::read_to_string(lab.path().join("site/charts/suites/sweeps/qos.rate.all.csv"))
-        .unwrap();
+    let qos = fs::read_to_string(
+        lab.path()
+            .join("site/charts/suites/sweeps/qos.rate.all.csv"),
+    )
+    .unwrap();
     let delivered: f64 = qos
         .lines()
         .find(|l| l.starts_with("wide,1,500 IOPS offered,"))
@@ -214,4 +224,103 @@ fn sweeps_chart_a_line_per_drive() {
             && err.contains("variants.queue_depth: expected two values or more"),
         "{err}"
     );
+}
+
+#[test]
+fn a_whole_drive_fill_is_charted_against_the_data_written() {
+    let lab = TestLab::new();
+    let suite = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/modern-2026.yaml"),
+    )
+    .unwrap();
+    // The shipped suite's fill alone.
+    let fill =
+        &suite[suite.find("  - id: fill\n").unwrap()..suite.find("  - id: heavy-full").unwrap()];
+    lab.write(
+        "suites/fill.yaml",
+        &format!("name: fill\ntitle: Fill\nseed: 1\ntests:\n{fill}"),
+    );
+    // A small disk: its speed falls from the outer tracks to the inner, after the first
+    // writes land in its 32 MiB buffer at the link's speed.
+    let disk = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("drives/samsung-spinpoint-f1-1tb.yaml"),
+    )
+    .unwrap()
+    .replace("id: samsung-spinpoint-f1-1tb", "id: disk")
+    .replace("capacity: 1TB", "capacity: 4GB");
+    lab.write("drives/disk.yaml", &disk);
+    lab.sim_drive("sim", "Sim", "1", 4);
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&lab.roundup(&["summary", "--json"]))).unwrap();
+    let fill_of = |d: &str| rows.iter().find(|r| r["drive"] == d).unwrap()["fill"].clone();
+    let disk = fill_of("disk");
+    assert!(
+        (disk["written_gb"].as_f64().unwrap() - 4.0).abs() < 0.01,
+        "{disk}"
+    );
+    let cache = disk["cache_gb"].as_f64().unwrap();
+    assert!((0.02..0.06).contains(&cache), "{disk}");
+    assert!(
+        disk["in_cache_mb_per_s"].as_f64().unwrap()
+            > 2.0 * disk["after_cache_mb_per_s"].as_f64().unwrap(),
+        "{disk}"
+    );
+    // The simple model writes at one speed.
+    assert!(fill_of("sim")["cache_gb"].is_null());
+    let out = lab.roundup(&["render", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let csv = fs::read_to_string(
+        lab.path()
+            .join("site/charts/suites/fill/fill.base.fill.csv"),
+    )
+    .unwrap();
+    let speeds: Vec<f64> = csv
+        .lines()
+        .filter(|l| l.starts_with("disk,"))
+        .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(speeds.len() >= 400, "{}", speeds.len());
+    let (head, tail) = (&speeds[20..40], &speeds[speeds.len() - 20..]);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!(
+        mean(head) > 1.6 * mean(tail),
+        "{} {}",
+        mean(head),
+        mean(tail)
+    );
+    let page = fs::read_to_string(lab.path().join("site/suites/fill.html")).unwrap();
+    assert!(page.contains("id=\"fill.base.fill\""));
+    assert!(page.contains("data written, GB"));
+    assert!(page.contains(">no drop<"));
+    // Passes need a sequential pattern and no other length.
+    for (change, message) in [
+        (
+            "pattern: sequential",
+            "pattern: random",
+            "passes: a pass covers the span once in order",
+        ),
+        (
+            "passes: 1",
+            "passes: 1\n    count: 10",
+            "passes: expected one of `duration`, `count` or `passes`",
+        ),
+    ]
+    .map(|(a, b, m)| ((a, b), m))
+    {
+        lab.write(
+            "suites/fill.yaml",
+            &format!(
+                "name: fill\ntitle: Fill\nseed: 1\ntests:\n{}",
+                fill.replace(change.0, change.1)
+            ),
+        );
+        let err = stderr(&lab.roundup(&["check"]));
+        assert!(
+            err.contains("suites/fill.yaml:") && err.contains(message),
+            "{err}"
+        );
+    }
 }

@@ -8,6 +8,9 @@ use serde::Serialize;
 
 use crate::store::StoredJob;
 
+mod fill;
+pub use fill::{Fill, FillPoint, FILL_POINTS};
+
 /// The figures of one job (one repeat of one variant of one test on one drive).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JobSummary {
@@ -57,6 +60,10 @@ pub struct JobSummary {
     pub duration_s: f64,
     /// The SNIA measurement window, seconds from the run's start, where the test had one.
     pub window_s: Option<(f64, f64)>,
+    /// A whole-drive fill's curve and figures (a sequential write of `passes:`, its rows
+    /// kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill: Option<Fill>,
 }
 
 /// One operation's figures within a job (IOPS and MB/s over the job's whole interval).
@@ -286,6 +293,11 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
     // Sums, extremes and the timeline in one pass over the columns; percentiles from one
     // sort of the measured latencies.
     let pass = Pass::over(&samples, window);
+    // A whole-drive fill: writes only, over passes of the span.
+    let m = &job.manifest;
+    let fill = (m.passes.is_some() && m.samples_writes == Some(m.samples_rows) && window.is_none())
+        .then(|| fill::fill(&samples.submit, &samples.latency, &samples.len))
+        .flatten();
     let mixed = pass.ops.iter().all(|o| o.ios > 0);
     // A mixed workload sorts each operation's latencies on its own too.
     let by_op = mixed.then(|| {
@@ -307,7 +319,9 @@ fn summarize_samples(job: &StoredJob) -> Result<JobSummary, String> {
     };
     let p99_by_op = |k: usize| by_op.map_or_else(|| quantile(&sorted, 0.99), |p| p[k]);
     let quantile_ns = |p| quantile(&sorted, p);
-    Ok(assemble(job, window, pass, &quantile_ns, &p99_by_op))
+    let mut summary = assemble(job, window, pass, &quantile_ns, &p99_by_op);
+    summary.fill = fill;
+    Ok(summary)
 }
 
 /// A job's figures from its histogram (`samples: histogram`): see [`crate::store::histogram`]
@@ -467,6 +481,7 @@ fn assemble(
         }),
         timeline: pass.timeline,
         by_op,
+        fill: None,
     }
 }
 
@@ -770,6 +785,9 @@ pub struct Bar {
     /// Each repeat's run over time, in order.
     #[serde(skip)]
     pub runs: Vec<RunTrace>,
+    /// A whole-drive fill's curve and figures: its first run's.
+    #[serde(skip)]
+    pub fill: Option<Fill>,
 }
 
 /// One repeat's run over time.
@@ -938,6 +956,7 @@ fn bar(drive: String, drive_name: String, f: &TestFigures, runs: &[&JobSummary])
         mean: mean(&|s| s.figure(metric)),
         repeats: runs.len() as u32,
         iops: shown(&|s| s.iops),
+        fill: runs.iter().find_map(|s| s.fill.clone()),
         lat_mean_us: shown(&|s| s.lat_mean_us),
         lat_p99_us: shown(&|s| s.lat_p99_us),
         lat_p999_us: shown(&|s| s.lat_p999_us),

@@ -196,6 +196,19 @@ pub struct KeptFile {
 
 /// Runs one job on `target` in the job's [`shape`].
 pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Result<Ran> {
+    // Passes over the span run as the count of I/Os they take, on every engine.
+    if let Length::Passes(_) = job.workload.length {
+        let mut w = job.workload.clone();
+        w.length = w.length.for_span(job.span, w.block_size.max());
+        return run(
+            &EngineJob {
+                workload: &w,
+                ..*job
+            },
+            target,
+            report,
+        );
+    }
     let EngineJob {
         workload: w,
         span,
@@ -442,10 +455,12 @@ impl<'a> Loop<'a> {
         let (end_ns, count) = match w.length {
             Length::Duration(d) => (Some(w.warmup_ns + d), None),
             Length::Count(n) => (None, Some(n)),
+            // Resolved by `run` to a count; none is left.
+            Length::Passes(_) => (None, Some(0)),
         };
         let round_ns = match w.length {
             Length::Duration(d) => d.max(1),
-            Length::Count(_) => u64::MAX,
+            Length::Count(_) | Length::Passes(_) => u64::MAX,
         };
         Loop {
             w,

@@ -7,6 +7,7 @@ mod compare;
 mod context;
 mod draft;
 mod explore;
+mod fill;
 mod format;
 mod output;
 mod pairs;

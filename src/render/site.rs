@@ -14,6 +14,7 @@ use crate::target::TargetKind;
 use super::context::{
     chart_ctx, drive_slots, page_context, suite_order, suite_slots, ChartCtx, DriveRow, SuiteLink,
 };
+use super::fill::{fill_chart, has_fill};
 use super::pairs::{pair_ctx, pairs, Pair};
 use super::sweeps::{sweep_chart, sweeps};
 use super::{compare, timing, Options, Report};
@@ -220,6 +221,12 @@ impl<'a> Site<'a> {
                     }
                 }
                 charts.push(chart_ctx(f, &slot, None, notes, report, &page)?);
+                if has_fill(f) {
+                    charts.push(
+                        fill_chart(f, &format!("{slot}.fill"), None)
+                            .into_ctx(notes, report, &page)?,
+                    );
+                }
                 charts.push(
                     timing::cdf(f, &format!("{slot}.cdf"), None).into_ctx(notes, report, &page)?,
                 );
@@ -293,6 +300,12 @@ impl<'a> Site<'a> {
                         }
                     }
                     results.push(chart_ctx(f, &slot, drive, notes, report, &page)?);
+                    if has_fill(f) {
+                        results.push(
+                            fill_chart(f, &format!("{slot}.fill"), drive)
+                                .into_ctx(notes, report, &page)?,
+                        );
+                    }
                     let Some(bar) = f.bars.iter().find(|b| b.drive == row.id) else {
                         continue;
                     };

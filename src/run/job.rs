@@ -171,6 +171,10 @@ fn manifest(ctx: &RunContext, drive: &DriveRun, planned: &JobToRun, m: Measured)
         started_at: m.started_at,
         finished_at: (!simulated).then(now_rfc3339),
         warmup_ns: job.workload.warmup_ns,
+        passes: match job.workload.length {
+            crate::workload::Length::Passes(n) => Some(n),
+            _ => None,
+        },
         precondition: m.precondition,
         outcome: m.ran.outcome,
         samples: job.workload.samples,

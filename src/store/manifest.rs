@@ -122,6 +122,10 @@ pub struct JobManifest {
     pub finished_at: Option<String>,
     /// Warm-up excluded from the samples (ns of the target clock).
     pub warmup_ns: u64,
+    /// Passes over the span, where the test ran for them (`passes:`): a sequential write
+    /// of this kind is a whole-drive fill, charted against the bytes written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
     /// Preconditioning done before this job, if any.
     #[serde(default)]
     pub precondition: Option<PreconditionRecord>,

@@ -51,6 +51,8 @@ struct RawTest {
     #[serde(default)]
     count: Option<Count>,
     #[serde(default)]
+    passes: Option<Count>,
+    #[serde(default)]
     warmup: Option<Duration>,
     #[serde(default)]
     repeats: Option<Count>,
@@ -221,6 +223,7 @@ impl RawTest {
             ("block_size", self.block_size.is_some()),
             ("duration", self.duration.is_some()),
             ("count", self.count.is_some()),
+            ("passes", self.passes.is_some()),
             ("steady_state", self.steady_state.is_some()),
         ] {
             if given {
@@ -246,8 +249,32 @@ impl RawTest {
         })
     }
 
-    /// How long the measured part runs: a duration or a count (a replay: its whole trace).
+    /// How long the measured part runs: a duration, a count, or passes over the span (a
+    /// replay: its whole trace).
     fn length(&self, replay: bool) -> Result<Length, String> {
+        if let Some(p) = self.passes {
+            if self.duration.is_some() || self.count.is_some() {
+                return Err(
+                    "passes: expected one of `duration`, `count` or `passes`, found more".into(),
+                );
+            }
+            if self.pattern != Some(Pattern::Sequential) {
+                return Err("passes: a pass covers the span once in order; expected \
+                            `pattern: sequential`"
+                    .into());
+            }
+            if self.block_size.as_ref().is_some_and(|b| b.0.len() > 1) {
+                return Err(
+                    "passes: expected a single block size (a pass is the span in \
+                            blocks of one size)"
+                        .into(),
+                );
+            }
+            if p.0 > 1000 {
+                return Err("passes: expected a whole number from 1 to 1000".into());
+            }
+            return Ok(Length::Passes(p.0 as u32));
+        }
         Ok(match (self.duration, self.count) {
             _ if replay => Length::Count(u64::MAX),
             (Some(dur), None) if dur.0 > 0 => Length::Duration(dur.0),
@@ -258,7 +285,9 @@ impl RawTest {
             }
             (None, None) => {
                 return Err(
-                    "expected a length: `duration` (e.g. 3m) or `count` (a number of I/Os)".into(),
+                    "expected a length: `duration` (e.g. 3m), `count` (a number of \
+                            I/Os) or `passes` (over the span)"
+                        .into(),
                 )
             }
         })

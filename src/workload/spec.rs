@@ -556,15 +556,30 @@ pub enum Length {
     Duration(u64),
     /// For this many I/Os.
     Count(u64),
+    /// Until the span has been written (or read) this many times over, sequentially: a
+    /// whole-drive fill. The engine runs it as the count of I/Os it takes
+    /// ([`Length::for_span`]).
+    Passes(u32),
 }
 
 impl Length {
-    /// Label such as `3 min` or `100000 I/Os`.
+    /// Label such as `3 min`, `100000 I/Os` or `the span once`.
     pub fn label(&self) -> String {
         match self {
             Length::Duration(ns) => crate::units::DurationLabel(*ns).to_string(),
             Length::Count(u64::MAX) => "the whole trace".into(),
             Length::Count(n) => format!("{n} I/Os"),
+            Length::Passes(1) => "the span once".into(),
+            Length::Passes(n) => format!("the span {n} times"),
+        }
+    }
+
+    /// The length on a span of `span` bytes in blocks of `block` bytes: passes become the
+    /// count of I/Os they take (at least one); the others are as they are.
+    pub fn for_span(self, span: u64, block: u64) -> Length {
+        match self {
+            Length::Passes(n) => Length::Count((span / block.max(1)).max(1) * n as u64),
+            other => other,
         }
     }
 }

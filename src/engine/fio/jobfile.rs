@@ -106,7 +106,7 @@ pub fn job_file(spec: &JobFileSpec) -> Result<String, String> {
             // Enough bytes that fio does not stop at the end of the span first.
             line("io_size", &n.saturating_mul(w.block_size.max()));
         }
-        Length::Count(_) => {}
+        Length::Count(_) | Length::Passes(_) => {}
     }
     // fio's rates are a job's (a thread's): the test's load shared among them.
     let threads = w.threads.max(1) as f64;
