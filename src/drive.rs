@@ -236,6 +236,31 @@ pub struct EccSpec {
     pub retry: Option<f64>,
 }
 
+/// The SLC cache of a TLC or QLC drive (`ssd.slc_cache`): host writes are programmed one
+/// bit a cell (fast) while the cache has room, then straight to the native cells; the
+/// cache's data is folded into native cells while the drive idles, or, when the user area
+/// runs out of room for the rest of the data, before a write (each folded byte frees the
+/// `bits` − 1 it took beyond its native size). The static part has blocks of its own from
+/// the spare area; the dynamic part takes user blocks in SLC mode (`bits` bytes of native
+/// room a byte), so it shrinks as the drive fills.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlcSpec {
+    /// Bits a cell holds natively: 3 (TLC) or 4 (QLC).
+    pub bits: u32,
+    /// The static cache: host data it holds at most.
+    #[serde(default)]
+    pub r#static: Option<Size>,
+    /// The dynamic cache: host data it holds at most, on an empty drive.
+    #[serde(default)]
+    pub dynamic: Option<Size>,
+    /// Program time of a page on each plane in SLC mode (`program` is the native one).
+    pub program: Duration,
+    /// Whether the cache is folded while the drive idles (default true).
+    #[serde(default)]
+    pub fold_in_idle: Option<bool>,
+}
+
 /// Parameters of a simulated SSD (`ssd:` in a drive file): its host link, controller,
 /// NAND array and FTL. Figures come from modelling each request against these resources.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -250,6 +275,12 @@ pub struct SsdSpec {
     /// controllers of the era.
     #[serde(default)]
     pub write_overhead: Option<Duration>,
+    /// Time a write spends in the controller's pipeline before it is reported done (its
+    /// map update, the DMA's setup, the completion), held by no shared resource: many are
+    /// under way at once, so it lengthens each write without lowering the drive's rate
+    /// (default 0). NVMe controllers' several cores work this way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_latency: Option<Duration>,
     /// Controller time per page of data a write carries (each page's map entry and ECC),
     /// after the command's `write_overhead`: what a large write costs the controller beyond
     /// a small one.
@@ -286,6 +317,14 @@ pub struct SsdSpec {
     /// Bit errors in page reads and the controller's correction of them (default none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecc: Option<EccSpec>,
+    /// An SLC cache in front of TLC or QLC cells (default none). Absent from the plan hash
+    /// when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slc_cache: Option<SlcSpec>,
+    /// Commands the drive holds at once (SATA's NCQ: 32); more wait in the host until one
+    /// completes. Default: as many as the host sends (NVMe's deep submission queues).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_slots: Option<u32>,
     /// Bytes of NAND on board; what exceeds the user capacity is spare area.
     pub raw_capacity: Size,
     /// Write buffer (DRAM or SRAM) in front of the NAND.
@@ -779,6 +818,29 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
             "ssd.upper_page_program: expected an upper page's program time over a lower \
              page's, 1 to 10, found {r}"
         ));
+    }
+    if let Some(c) = &s.slc_cache {
+        if !matches!(c.bits, 2..=4) {
+            return Err(format!(
+                "ssd.slc_cache.bits: expected the native bits a cell, 2 (MLC), 3 (TLC) or 4 \
+                 (QLC), found {}",
+                c.bits
+            ));
+        }
+        if c.program.0 == 0 || c.program.0 > s.program.0 {
+            return Err(format!(
+                "ssd.slc_cache.program: expected an SLC program time above zero and at most \
+                 the native `program` ({} µs), found {} µs",
+                s.program.0 / 1000,
+                c.program.0 / 1000
+            ));
+        }
+        if s.ftl != FtlKind::Page {
+            return Err("ssd.slc_cache: expected with `ftl: page`".into());
+        }
+    }
+    if s.queue_slots == Some(0) {
+        return Err("ssd.queue_slots: expected 1 or more commands".into());
     }
     if let Some(e) = &s.ecc {
         if !(0.0..0.01).contains(&e.bit_error_rate) {

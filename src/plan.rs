@@ -185,6 +185,10 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
             .filter(|s| sel.suites.is_empty() || sel.suites.contains(&s.spec.name.0))
         {
             let suite = &suite.spec;
+            // A run that names no drive keeps each suite to its drives.
+            if sel.drives.is_empty() && !suite.runs_on(drive_id) {
+                continue;
+            }
             let selected = |id: &str| sel.tests.is_empty() || sel.tests.iter().any(|t| t == id);
             // On a simulated drive the tests before the last selected one run too, for
             // the drive's state.

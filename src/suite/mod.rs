@@ -28,8 +28,46 @@ pub struct Suite {
     /// Base seed of every random stream of the suite (offsets, sizes, data); default 0.
     #[serde(default)]
     pub seed: u64,
+    /// The drives the suite runs on when a run names none (`--drive`): drive-id patterns
+    /// (`*` for any run of characters), those after a `!` left out, in order; default
+    /// every drive. A roundup of one era keeps to its drives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drives: Option<Vec<String>>,
     /// The tests, in the order a review runs (and reads) them.
     pub tests: Vec<TestSpec>,
+}
+
+impl Suite {
+    /// Whether the suite runs on `drive` when a run names no drive: the last of its
+    /// `drives` patterns that matches decides (a `!` pattern leaves the drive out); none
+    /// matching leaves it out; no list takes every drive.
+    pub fn runs_on(&self, drive: &str) -> bool {
+        let Some(patterns) = &self.drives else {
+            return true;
+        };
+        patterns
+            .iter()
+            .fold(false, |on, p| match p.strip_prefix('!') {
+                Some(p) if glob(p, drive) => false,
+                None if glob(p, drive) => true,
+                _ => on,
+            })
+    }
+}
+
+/// Whether `text` matches `pattern`, where `*` stands for any run of characters.
+fn glob(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((head, rest)) => {
+            let Some(tail) = text.strip_prefix(head) else {
+                return false;
+            };
+            (0..=tail.len())
+                .filter(|&i| tail.is_char_boundary(i))
+                .any(|i| glob(rest, &tail[i..]))
+        }
+    }
 }
 
 /// One test of a suite, before its variants are expanded.
@@ -111,6 +149,19 @@ mod tests {
         assert_eq!(v[3].1.align, 4096);
         assert_eq!(v[0].0.label, "compressible, 512 B aligned");
         assert_eq!(s.tests[0].better, Better::Higher);
+    }
+
+    #[test]
+    fn a_suite_keeps_to_its_drives() {
+        let text = SUITE.replace(
+            "title: T\n",
+            "title: T\ndrives: [\"*\", \"!samsung-9*\", \"samsung-970-evo-plus-1tb\"]\n",
+        );
+        let s: Suite = from_yaml(Path::new("t.yaml"), &text).unwrap();
+        assert!(s.runs_on("intel-x25m-g2-160"));
+        assert!(!s.runs_on("samsung-980-pro-1tb"));
+        assert!(s.runs_on("samsung-970-evo-plus-1tb"));
+        assert!(glob("a*b*c", "aXbYbc") && !glob("a*b", "ab-c") && glob("*", ""));
     }
 
     #[test]

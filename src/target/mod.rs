@@ -3,6 +3,7 @@
 //! (monotonic) or virtual.
 
 mod buffer;
+mod calendar;
 mod deferred;
 pub mod device;
 mod file;

@@ -20,7 +20,8 @@ pub struct StripedSsd {
     link_ns_per_byte: f64,
     command: u64,
     link_out: u64,
-    link_in: u64,
+    /// The host link toward the host: each request's data as soon as it is ready.
+    link_in: super::calendar::Calendar,
     clock: u64,
 }
 
@@ -63,7 +64,7 @@ impl StripedSsd {
             link_ns_per_byte: 1e9 / s.host_link_rate.unwrap_or(s.link_rate).0,
             command: s.host_command_overhead.unwrap_or(s.command_overhead).0,
             link_out: 0,
-            link_in: 0,
+            link_in: Default::default(),
             clock: 0,
         })
     }
@@ -96,7 +97,7 @@ impl StripedSsd {
             m.settle();
             self.clock = self.clock.max(m.clock());
         }
-        self.clock = self.clock.max(self.link_out).max(self.link_in);
+        self.clock = self.clock.max(self.link_out).max(self.link_in.end());
     }
 }
 
@@ -231,9 +232,8 @@ impl Reserving for StripedSsd {
             )?);
         }
         if !write {
-            let start = self.link_in.max(done.saturating_sub(wire));
-            self.link_in = start + wire;
-            done = self.link_in;
+            self.link_in.prune(now);
+            done = self.link_in.reserve(done.saturating_sub(wire), wire);
         }
         Ok(done)
     }
@@ -293,7 +293,7 @@ mod tests {
                 offset,
                 len: 4096,
             };
-            let now = t.link_in.max(t.link_out) + 1_000_000_000;
+            let now = t.link_in.end().max(t.link_out) + 1_000_000_000;
             Reserving::serve(t, now, &req, None).unwrap() - now
         };
         let offsets = [8192, 64 * 1024 + 8192, (512 << 20) - 4096];

@@ -25,17 +25,20 @@ use crate::drive::{DriveSpec, FtlKind, GcMode, GcPolicy, SsdHistory, SsdSpec};
 use crate::error::Result;
 use crate::io::{Command, EngineChoice, IoRequest, Op, WriteData};
 
+use super::calendar::Calendar;
 use super::virtual_queue::{reserving_queues, Reserving};
 use super::{IoQueue, Target, TargetInfo};
 
 mod block_ftl;
 mod die;
 mod page_ftl;
+mod slc;
 mod write_buffer;
 
 use block_ftl::BlockFtl;
 use die::Die;
 use page_ftl::{scrambled, Loc, PageFtl};
+use slc::{Placement, Slc};
 use write_buffer::Buffer;
 
 /// Fixed parameters, resolved from the drive file and its firmware.
@@ -46,6 +49,8 @@ struct Params {
     write_overhead: u64,
     /// Controller time per page of data a write carries.
     page_overhead: u64,
+    /// A write's pipelined time before it is reported done.
+    write_latency: u64,
     channels: usize,
     dies: usize,
     chan_ns_per_byte: f64,
@@ -79,6 +84,8 @@ struct Params {
     compression: bool,
     ftl: FtlKind,
     log_blocks: usize,
+    /// Commands the drive holds at once (0: as many as sent).
+    queue_slots: usize,
 }
 
 /// A page read's bit errors ([`crate::drive::EccSpec`]), resolved for the page size.
@@ -120,6 +127,7 @@ impl Params {
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
             write_overhead: fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0),
             page_overhead: fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0),
+            write_latency: s.write_latency.map_or(0, |d| d.0),
             channels: s.channels as usize,
             dies,
             chan_ns_per_byte: 1e9 / s.channel_rate.0,
@@ -150,6 +158,7 @@ impl Params {
             compression: s.compression,
             ftl: s.ftl,
             log_blocks: s.log_blocks.unwrap_or(0) as usize,
+            queue_slots: s.queue_slots.unwrap_or(0) as usize,
         }
     }
     fn block_bytes(&self) -> u64 {
@@ -172,6 +181,8 @@ pub struct SsdStats {
     pub merges: u64,
     /// Page reads read again after a failed decode.
     pub read_retries: u64,
+    /// Host data folded from the SLC cache into native cells before a write.
+    pub folded_bytes: u64,
 }
 
 impl SsdStats {
@@ -199,9 +210,11 @@ pub struct SsdSim {
     p: Params,
     clock: u64,
     link_out: u64,
-    link_in: u64,
+    link_in: Calendar,
     ctrl: u64,
-    chan: Vec<u64>,
+    /// Each channel's bus: a transfer takes the first gap it fits, so a die that is free
+    /// is not held up behind one still reading.
+    chan: Vec<Calendar>,
     die: Vec<Die>,
     buffer: Buffer,
     ftl: Ftl,
@@ -221,6 +234,12 @@ pub struct SsdSim {
     /// its channel.
     ahead_first: u64,
     ahead: Vec<u64>,
+    /// The SLC cache, where the drive has one, and the host data the FTL maps (which the
+    /// cache's accounting follows).
+    slc: Option<Slc>,
+    valid: u64,
+    /// When each command the drive holds completes (with `queue_slots`).
+    inflight: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     stats: SsdStats,
 }
 
@@ -267,9 +286,9 @@ impl SsdSim {
             p,
             clock: 0,
             link_out: 0,
-            link_in: 0,
+            link_in: Calendar::default(),
             ctrl: 0,
-            chan: vec![0; p.channels],
+            chan: vec![Calendar::default(); p.channels],
             die: vec![Die::default(); p.dies],
             buffer: Buffer {
                 cap: p.buffer,
@@ -289,8 +308,21 @@ impl SsdSim {
             read_run: 0,
             ahead_first: 0,
             ahead: Vec::new(),
+            slc: s.slc_cache.as_ref().map(|c| Slc::new(c, drive.capacity)),
+            valid: 0,
+            inflight: Default::default(),
             stats: SsdStats::default(),
         };
+        if let (Some(_), Ftl::Page(f)) = (&sim.slc, &sim.ftl) {
+            // An aged drive's data is in native cells.
+            sim.valid = (0..lpns)
+                .filter_map(|lpn| f.location(lpn))
+                .map(|l| l.bytes as u64)
+                .sum();
+            if let Some(c) = &mut sim.slc {
+                c.hold_native(sim.valid);
+            }
+        }
         if let Some(h) = &s.history {
             sim.play_history(h, drive.capacity)?;
         }
@@ -337,8 +369,25 @@ impl SsdSim {
         end
     }
 
-    /// How long `die`'s next host program takes: its pages alternate lower and upper.
+    /// How long `die`'s next host program takes: in SLC mode while the cache has room; in
+    /// native cells (their pages alternating lower and upper) after the cache's data it
+    /// must fold first, each folded program read from SLC and programmed natively on the
+    /// die (on-die copy-back: no channel transfer).
     fn next_program_time(&mut self, die: usize) -> u64 {
+        let p = self.p;
+        let unit = p.page * p.planes;
+        let fold = match self.slc.as_mut().map(|c| c.place(unit)) {
+            Some(Placement::Slc) => return self.slc.map_or(p.t_prog, |c| c.t_prog),
+            Some(Placement::Native { fold }) => fold,
+            None => 0,
+        };
+        self.stats.folded_bytes += fold;
+        let folding = (fold as u128 * (p.t_read + p.t_prog) as u128 / unit as u128) as u64;
+        folding + self.native_program_time(die)
+    }
+
+    /// A native program's time on `die`: its pages alternate lower and upper.
+    fn native_program_time(&mut self, die: usize) -> u64 {
         let upper = &mut self.upper_next[die];
         let t = self.p.t_prog_pair[*upper as usize];
         *upper = !*upper;
@@ -359,9 +408,7 @@ impl SsdSim {
         let p = self.p;
         let ch = die % p.channels;
         let bytes = p.page * p.planes;
-        let start = ready.max(self.chan[ch]);
-        let sent = start + (bytes as f64 * p.chan_ns_per_byte) as u64;
-        self.chan[ch] = sent;
+        let sent = self.chan[ch].reserve(ready, (bytes as f64 * p.chan_ns_per_byte) as u64);
         self.stats.nand_bytes += bytes;
         sent
     }
@@ -374,9 +421,7 @@ impl SsdSim {
         let mut at = ready;
         loop {
             let sensed = self.die[die].start(at) + p.t_read;
-            let start = sensed.max(self.chan[ch]);
-            let end = start + (bytes as f64 * p.chan_ns_per_byte) as u64;
-            self.chan[ch] = end;
+            let end = self.chan[ch].reserve(sensed, (bytes as f64 * p.chan_ns_per_byte) as u64);
             self.die[die].book(end);
             let Some(ecc) = p.ecc else {
                 return end;
@@ -433,9 +478,34 @@ impl SsdSim {
         }
     }
 
-    /// Models one request issued at absolute time `now`; returns its completion time.
+    /// Models one request issued at absolute time `now`; returns its completion time. A
+    /// drive that holds `queue_slots` commands takes one more when the first of them
+    /// completes.
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
+        if self.p.queue_slots == 0 {
+            return self.serve_now(now, req, data);
+        }
+        use std::cmp::Reverse;
+        while self.inflight.peek().is_some_and(|Reverse(t)| *t <= now) {
+            self.inflight.pop();
+        }
+        let mut start = now;
+        if self.inflight.len() >= self.p.queue_slots {
+            if let Some(Reverse(t)) = self.inflight.pop() {
+                start = start.max(t);
+            }
+        }
+        let done = self.serve_now(start, req, data)?;
+        self.inflight.push(Reverse(done));
+        Ok(done)
+    }
+
+    /// Models one request the drive takes at `now`; returns its completion time.
+    fn serve_now(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
         let p = self.p;
+        for c in &mut self.chan {
+            c.prune(now);
+        }
         let len = req.len as u64;
         // The command, and a write's data, over the link; then the controller.
         let link = if req.op == Op::Write {
@@ -457,7 +527,7 @@ impl SsdSim {
         self.ctrl = at;
         match req.op {
             Op::Read => Ok(self.serve_read(req, span, at)),
-            Op::Write => self.serve_write(req, data, span, at),
+            Op::Write => Ok(self.serve_write(req, data, span, at)? + p.write_latency),
         }
     }
 
@@ -470,7 +540,9 @@ impl SsdSim {
         // goes back over the link in order, each page's part as soon as it is
         // across its channel (cut-through), so a large read's link transfer
         // overlaps its NAND reads. A page read ahead is not read again.
-        let mut sent = self.link_in;
+        self.link_in.prune(at);
+        // This read's parts go in order; each as soon as the link has room for it.
+        let mut sent = at;
         let mut bytes_sent = 0u64;
         let link_ns = |b: u64| (b as f64 * p.link_ns_per_byte) as u64;
         self.read_run = if req.offset == self.read_end {
@@ -486,15 +558,20 @@ impl SsdSim {
             let ready = match ahead {
                 // Sent once the command is in, however early it was read.
                 Some(t) => t.max(at),
-                None => self.read_lpn(lpn, at),
+                None => {
+                    // Only the part of the page the request asks for leaves the die.
+                    let from = (lpn * p.page).max(req.offset);
+                    let to = ((lpn + 1) * p.page).min(req.offset + len);
+                    self.read_lpn(lpn, at, to - from)
+                }
             };
             let upto = ((lpn + 1) * p.page).min(req.offset + len) - req.offset;
             // Times from the bytes sent so far, so rounding does not add up.
-            let start = sent.max(ready);
-            sent = start + link_ns(upto) - link_ns(bytes_sent);
+            sent = self
+                .link_in
+                .reserve(sent.max(ready), link_ns(upto) - link_ns(bytes_sent));
             bytes_sent = upto;
         }
-        self.link_in = sent;
         // A stream of three reads in a row is read ahead (what was read ahead before
         // stays until then, for a stream that other reads interrupted).
         if self.read_run >= READ_AHEAD_AFTER {
@@ -623,16 +700,19 @@ impl SsdSim {
         self.ahead.clear();
         self.ahead_first = first;
         for lpn in first..end {
-            let ready = self.read_lpn(lpn, at);
+            let ready = self.read_lpn(lpn, at, self.p.page);
             self.ahead.push(ready);
         }
     }
 
     /// Reads logical page `lpn` from `at`; returns when it is across its channel (`at` for a
     /// page that holds no data, which the NAND is not asked for).
-    fn read_lpn(&mut self, lpn: u64, at: u64) -> u64 {
+    fn read_lpn(&mut self, lpn: u64, at: u64, part: u64) -> u64 {
         match self.locate(lpn) {
-            Some((die, bytes)) => self.read_page(die, at, bytes),
+            Some((die, bytes)) => {
+                let part = (bytes * part).div_ceil(self.p.page).max(1);
+                self.read_page(die, at, part)
+            }
             None => at,
         }
     }
@@ -661,6 +741,12 @@ impl SsdSim {
             return Ok(0);
         };
         let die = f.die;
+        if let Some(c) = &mut self.slc {
+            // The page's old data goes stale; the new is counted as it is programmed.
+            let old = f.location(lpn).map_or(0, |l| l.bytes as u64);
+            self.valid = self.valid.saturating_sub(old) + bytes;
+            c.sync(self.valid);
+        }
         f.invalidate(lpn, p);
         let mut book = page_ftl::Booking {
             busy: &mut self.die,
@@ -717,6 +803,14 @@ impl SsdSim {
         match &mut self.ftl {
             Ftl::Page(f) => {
                 let end = end.min(f.map.len() as u64);
+                if let Some(c) = &mut self.slc {
+                    let stale: u64 = (first..end)
+                        .filter_map(|lpn| f.location(lpn))
+                        .map(|l| l.bytes as u64)
+                        .sum();
+                    self.valid = self.valid.saturating_sub(stale);
+                    c.sync(self.valid);
+                }
                 // A short range page by page; a long one (a purge) counts every block's
                 // pages out first and moves each block among the victims once.
                 if end.saturating_sub(first) < f.blocks.len() as u64 {
@@ -760,6 +854,14 @@ impl Target for SsdSim {
     }
 
     fn idle(&mut self, ns: u64, _stop: &std::sync::atomic::AtomicBool) {
+        // An SLC cache is folded while the drive idles, every die reading and programming.
+        if let Some(c) = self.slc.as_mut().filter(|c| c.fold_in_idle) {
+            let p = self.p;
+            let per_unit = p.t_read + p.t_prog;
+            let units = ns as u128 * p.dies as u128 / per_unit as u128;
+            let folded = c.fold((units * (p.page * p.planes) as u128).min(u64::MAX as u128) as u64);
+            self.stats.folded_bytes += folded;
+        }
         self.clock += ns;
     }
 
@@ -804,9 +906,9 @@ impl SsdSim {
     /// its page stays in the buffer.
     pub(super) fn settle(&mut self) {
         self.write_out_cache(self.clock);
-        let busy = [self.ctrl, self.link_out, self.link_in]
+        let busy = [self.ctrl, self.link_out, self.link_in.end()]
             .into_iter()
-            .chain(self.chan.iter().copied())
+            .chain(self.chan.iter().map(Calendar::end))
             .chain(self.die.iter().map(Die::free_at))
             .chain(self.buffer.frees.iter().map(|&(when, _)| when))
             .max()
@@ -908,6 +1010,7 @@ mod tests {
             erases: after.erases - before.erases,
             merges: 0,
             read_retries: 0,
+            folded_bytes: 0,
         }
     }
 

@@ -1,0 +1,255 @@
+//! The NVMe-era simulated drives (docs/simulated-drives.md, "The NVMe era"): their
+//! whole-drive fills, spec-sheet figures and the SLC cache's recovery in idle time, each
+//! from running the model, against the published figures
+//! (shared/reference/modern-drives.md).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{stderr, TestLab};
+
+fn drive_file(id: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("drives/{id}.yaml")))
+        .unwrap()
+}
+
+/// The shipped suite's test `id` (its YAML, up to the next test).
+fn shipped_test(suite: &str, id: &str) -> String {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("suites/{suite}.yaml")),
+    )
+    .unwrap();
+    let from = text.find(&format!("  - id: {id}\n")).unwrap();
+    let rest = &text[from + 1..];
+    let to = rest
+        .find("\n  - id: ")
+        .map_or(text.len(), |k| from + 1 + k + 1);
+    text[from..to].to_string()
+}
+
+/// Runs `suite` on `drives` and returns each (drive, test)'s first summary row.
+fn run(drives: &[&str], suite: &str) -> BTreeMap<(String, String), serde_json::Value> {
+    let lab = TestLab::new();
+    for d in drives {
+        lab.write(&format!("drives/{d}.yaml"), &drive_file(d));
+    }
+    lab.write("suites/t.yaml", suite);
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = lab.roundup(&["summary", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    rows.into_iter()
+        .filter(|r| r["repeat"] == 1)
+        .map(|r| {
+            let key = (
+                r["drive"].as_str().unwrap().to_string(),
+                r["test"].as_str().unwrap().to_string(),
+            );
+            (key, r)
+        })
+        .collect()
+}
+
+/// `model` within `tolerance` (a share: 0.2 for ±20%) of the published `review`.
+fn near(model: f64, review: f64, tolerance: f64, what: &str) {
+    let r = model / review;
+    assert!(
+        (1.0 - tolerance..=1.0 + tolerance).contains(&r),
+        "{what}: model {model:.1}, review {review}, ratio {r:.3}"
+    );
+}
+
+#[test]
+fn whole_drive_fills_match_the_reviews() {
+    let drives = [
+        "samsung-970-evo-plus-250gb",
+        "samsung-970-evo-plus-500gb",
+        "samsung-970-evo-plus-1tb",
+        "samsung-980-pro-1tb",
+        "crucial-p1-1tb",
+    ];
+    let suite = format!(
+        "name: t\ntitle: t\nseed: 1\ntests:\n{}",
+        shipped_test("modern-2026", "fill")
+    );
+    let rows = run(&drives, &suite);
+    let fill = |d: &str, key: &str| {
+        rows[&(d.to_string(), "fill".to_string())]["fill"][key]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+    };
+    // The 970 EVO Plus: Samsung's figures after the cache (400 / 900 / 1,700 MB/s; the
+    // 1 TB's was fitted, the others follow from the dies) and the cache (13 / 22 / 42 GB).
+    for (d, after, cache) in [
+        ("samsung-970-evo-plus-250gb", 400.0, 13.0),
+        ("samsung-970-evo-plus-500gb", 900.0, 22.0),
+        ("samsung-970-evo-plus-1tb", 1700.0, 42.0),
+    ] {
+        near(
+            fill(d, "after_cache_mb_per_s"),
+            after,
+            0.2,
+            &format!("{d} after the cache"),
+        );
+        near(fill(d, "cache_gb"), cache, 0.2, &format!("{d} cache"));
+    }
+    // TechPowerUp's fills of the 980 PRO 1 TB and the Crucial P1 1 TB.
+    let d = "samsung-980-pro-1tb";
+    near(
+        fill(d, "in_cache_mb_per_s"),
+        4000.0,
+        0.2,
+        "980 PRO in the cache",
+    );
+    near(fill(d, "cache_gb"), 113.0, 0.2, "980 PRO cache");
+    near(
+        fill(d, "after_cache_mb_per_s"),
+        1500.0,
+        0.2,
+        "980 PRO after the cache",
+    );
+    near(
+        fill(d, "average_mb_per_s"),
+        1900.0,
+        0.2,
+        "980 PRO whole drive",
+    );
+    let d = "crucial-p1-1tb";
+    near(fill(d, "in_cache_mb_per_s"), 1600.0, 0.2, "P1 in the cache");
+    near(fill(d, "cache_gb"), 140.0, 0.2, "P1 cache");
+    near(
+        fill(d, "after_cache_mb_per_s"),
+        150.0,
+        0.2,
+        "P1 after the cache",
+    );
+    // PC Perspective: the post-cache speed scales with the dies, the burst with the link.
+    let ratio = fill("samsung-970-evo-plus-1tb", "after_cache_mb_per_s")
+        / fill("samsung-970-evo-plus-500gb", "after_cache_mb_per_s");
+    assert!(
+        (1.8..2.2).contains(&ratio),
+        "1 TB / 500 GB after the cache: {ratio}"
+    );
+}
+
+/// 128 KiB sequential and 4 KiB random (QD32 × 4 threads, as Samsung measures) figures.
+const SPEC: &str = "name: t
+title: t
+seed: 1
+tests:
+  - {id: seq-read, title: r, operation: read, pattern: sequential, block_size: 128KiB, span: 8GiB, queue_depth: 32, duration: 1s, precondition: {purge: true, fill: 1}, samples: histogram, metric: mb_per_s}
+  - {id: seq-write, title: w, operation: write, pattern: sequential, block_size: 128KiB, span: 8GiB, queue_depth: 32, duration: 1s, samples: histogram, metric: mb_per_s}
+  - {id: rnd-read, title: rr, operation: read, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 32, threads: 4, duration: 500ms, samples: histogram, metric: iops}
+  - {id: rnd-write, title: rw, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 32, threads: 4, duration: 500ms, samples: histogram, metric: iops}
+";
+
+#[test]
+fn spec_sheet_figures_where_the_model_has_the_mechanism() {
+    let rows = run(
+        &[
+            "samsung-970-evo-plus-250gb",
+            "samsung-970-evo-plus-500gb",
+            "samsung-970-evo-plus-1tb",
+            "samsung-980-pro-1tb",
+        ],
+        SPEC,
+    );
+    let at =
+        |d: &str, t: &str, key: &str| rows[&(d.to_string(), t.to_string())][key].as_f64().unwrap();
+    // "Up to" figures: within −25% / +10%.
+    let up_to = |d: &str, t: &str, key: &str, spec: f64| {
+        let r = at(d, t, key) / spec;
+        assert!((0.75..=1.10).contains(&r), "{d} {t}: {r:.3} of {spec}");
+    };
+    for (d, write) in [
+        ("samsung-970-evo-plus-250gb", 2300.0),
+        ("samsung-970-evo-plus-500gb", 3200.0),
+        ("samsung-970-evo-plus-1tb", 3300.0),
+    ] {
+        up_to(d, "seq-write", "mb_per_s", write);
+        up_to(d, "rnd-write", "iops", 550_000.0);
+    }
+    up_to("samsung-970-evo-plus-500gb", "seq-read", "mb_per_s", 3500.0);
+    up_to("samsung-970-evo-plus-1tb", "seq-read", "mb_per_s", 3500.0);
+    up_to("samsung-970-evo-plus-1tb", "rnd-read", "iops", 600_000.0);
+    let d = "samsung-980-pro-1tb";
+    up_to(d, "seq-read", "mb_per_s", 7000.0);
+    up_to(d, "seq-write", "mb_per_s", 5000.0);
+    up_to(d, "rnd-write", "iops", 1_000_000.0);
+    // The reads the model's one-page-at-a-time dies cannot reach (docs: no multi-plane or
+    // independent-plane reads yet) stay below the sheet: fewer dies, fewer reads.
+    assert!(
+        at("samsung-970-evo-plus-250gb", "rnd-read", "iops")
+            < at("samsung-970-evo-plus-500gb", "rnd-read", "iops")
+    );
+    // The ordering a reviewer expects: the PCIe 4.0 drive reads sequentially twice as fast.
+    assert!(
+        at(d, "seq-read", "mb_per_s")
+            > 1.9 * at("samsung-970-evo-plus-1tb", "seq-read", "mb_per_s")
+    );
+}
+
+#[test]
+fn an_idle_drive_folds_its_cache_and_writes_fast_again() {
+    // 60 GB written past the 970 EVO Plus 1 TB's 42 GB cache; then 4 KiB random writes
+    // over the whole drive (new data, mostly), at once and after a minute's idle in which
+    // the controller folds the cache: at once they go to the TLC cells; after the idle, to
+    // SLC, as fast as the link takes them. The same drive without folding in idle time
+    // stays at the first speed.
+    let folding = drive_file("samsung-970-evo-plus-1tb");
+    let lab = TestLab::new();
+    lab.write(
+        "drives/fold.yaml",
+        &folding.replace("id: samsung-970-evo-plus-1tb", "id: fold"),
+    );
+    lab.write(
+        "drives/nofold.yaml",
+        &folding
+            .replace("id: samsung-970-evo-plus-1tb", "id: nofold")
+            .replace(
+                "    program: 114us\n",
+                "    program: 114us\n    fold_in_idle: false\n",
+            ),
+    );
+    lab.write(
+        "suites/t.yaml",
+        "name: t
+title: t
+seed: 1
+tests:
+  - {id: fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: 60GB, queue_depth: 4, passes: 1, precondition: {purge: true}, metric: mb_per_s}
+  - {id: at-once, title: a, operation: write, pattern: random, block_size: 4KiB, span: full, queue_depth: 32, duration: 1s, samples: histogram, metric: iops}
+  - {id: after-idle, title: b, operation: write, pattern: random, block_size: 4KiB, span: full, queue_depth: 32, duration: 1s, interval: 60s, samples: histogram, metric: iops}
+",
+    );
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&lab.roundup(&["summary", "--json"]).stdout).unwrap();
+    let iops = |d: &str, t: &str| {
+        rows.iter()
+            .find(|r| r["drive"] == d && r["test"] == t)
+            .unwrap()["iops"]
+            .as_f64()
+            .unwrap()
+    };
+    let cache = rows
+        .iter()
+        .find(|r| r["drive"] == "fold" && r["test"] == "fill")
+        .unwrap()["fill"]["cache_gb"]
+        .as_f64()
+        .unwrap();
+    near(cache, 42.0, 0.05, "the cache");
+    let (at_once, after) = (iops("fold", "at-once"), iops("fold", "after-idle"));
+    assert!(
+        after > 1.05 * at_once,
+        "folded in idle: {at_once} then {after}"
+    );
+    let (at_once, after) = (iops("nofold", "at-once"), iops("nofold", "after-idle"));
+    assert!(
+        (after / at_once - 1.0).abs() < 0.02,
+        "not folded: {at_once} then {after}"
+    );
+}
