@@ -73,6 +73,7 @@ fn crystaldiskmark_runs_on_a_file_and_a_simulated_drive() {
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, of_repeats: best}", "of_repeats: which figure of a test's repeats to show; expected with `repeats` of 2 or more"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, interval: 24h}", "interval: expected at most an hour"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, repeats: 2, of_repeats: peak}", "of_repeats"),
+        ("{id: t, title: T, kind: replay, trace: t.trace, queue_depth: 4, span: 1MiB, metric: iops, max_idle: 25ms}", "max_idle: idle gaps are kept only in `mode: timed` playback"),
     ] {
         lab.write(
             "suites/bad.yaml",

@@ -37,6 +37,8 @@ struct RawTest {
     #[serde(default)]
     time_scale: Option<f64>,
     #[serde(default)]
+    max_idle: Option<Duration>,
+    #[serde(default)]
     remap: Option<Remap>,
     #[serde(default)]
     align: Option<Size>,
@@ -197,6 +199,7 @@ impl RawTest {
             ("trace", self.trace.is_some()),
             ("mode", self.mode.is_some()),
             ("time_scale", self.time_scale.is_some()),
+            ("max_idle", self.max_idle.is_some()),
             ("remap", self.remap.is_some()),
         ] {
             if given {
@@ -236,6 +239,13 @@ impl RawTest {
             return Err("missing field `trace` (a replay test needs the trace file)".into());
         };
         let scale = self.time_scale.unwrap_or(1.0);
+        if self.max_idle.is_some() && self.mode != Some(ReplayMode::Timed) {
+            return Err(
+                "max_idle: idle gaps are kept only in `mode: timed` playback; \
+                        expected with it"
+                    .into(),
+            );
+        }
         if !(scale > 0.0 && scale.is_finite()) {
             return Err(format!(
                 "time_scale: expected a number above zero, found {scale}"
@@ -245,6 +255,7 @@ impl RawTest {
             trace: t.0,
             mode: self.mode.unwrap_or_default(),
             time_scale: scale,
+            max_idle: self.max_idle.map(|d| d.0),
             remap: self.remap.unwrap_or_default(),
         })
     }

@@ -3,22 +3,41 @@
 //! of requests sent earlier that are still waiting for their dies (NCQ and NVMe complete
 //! out of order), rather than behind them in submission order.
 
-/// Busy intervals of the link, `(start, end)` in ns, sorted and apart.
+/// Busy intervals of the bus, `(start, end)` in ns, sorted and apart.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Calendar {
-    busy: Vec<(u64, u64)>,
+    busy: std::collections::VecDeque<(u64, u64)>,
+    /// The latest `now` seen: what ended before it is forgotten, so nothing starts before it.
+    floor: u64,
 }
 
 impl Calendar {
-    /// Forgets the transfers that ended by `now` (no later request can start before it).
-    pub fn prune(&mut self, now: u64) {
-        let done = self.busy.partition_point(|&(_, end)| end <= now);
-        self.busy.drain(..done);
-    }
-
-    /// Books `len` ns from the earliest time at or after `ready` that the link is free for
-    /// that long; returns when the transfer ends.
-    pub fn reserve(&mut self, ready: u64, len: u64) -> u64 {
+    /// Books `len` ns from the earliest time at or after `ready` that the bus is free for
+    /// that long; returns when the transfer ends. `now` is the time the request was issued,
+    /// before which no later request can be ready either: the transfers that ended by then
+    /// are forgotten.
+    pub fn reserve(&mut self, now: u64, ready: u64, len: u64) -> u64 {
+        self.floor = self.floor.max(now);
+        while self.busy.front().is_some_and(|&(_, end)| end <= self.floor) {
+            self.busy.pop_front();
+        }
+        let ready = ready.max(self.floor);
+        // Most transfers come after every one booked: appended.
+        match self.busy.back_mut() {
+            Some(last) if last.1 == ready => {
+                last.1 = ready + len;
+                return ready + len;
+            }
+            Some(&mut (_, end)) if end < ready => {
+                self.busy.push_back((ready, ready + len));
+                return ready + len;
+            }
+            None => {
+                self.busy.push_back((ready, ready + len));
+                return ready + len;
+            }
+            _ => {}
+        }
         let mut start = ready;
         // The first interval that ends after `ready`.
         let mut k = self.busy.partition_point(|&(_, end)| end <= ready);
@@ -48,7 +67,7 @@ impl Calendar {
 
     /// When the last booked transfer ends (0 with none).
     pub fn end(&self) -> u64 {
-        self.busy.last().map_or(0, |&(_, end)| end)
+        self.busy.back().map_or(0, |&(_, end)| end)
     }
 }
 
@@ -59,17 +78,16 @@ mod tests {
     #[test]
     fn a_transfer_takes_the_first_gap_it_fits() {
         let mut c = Calendar::default();
-        assert_eq!(c.reserve(100, 10), 110);
-        assert_eq!(c.reserve(0, 5), 5);
+        assert_eq!(c.reserve(0, 100, 10), 110);
+        assert_eq!(c.reserve(0, 0, 5), 5);
         // Too long for the gap before 100: after 110.
-        assert_eq!(c.reserve(2, 100), 210);
+        assert_eq!(c.reserve(0, 2, 100), 210);
         // Fits between 5 and 100.
-        assert_eq!(c.reserve(50, 50), 100);
-        assert_eq!(c.busy, vec![(0, 5), (50, 210)]);
-        c.prune(150);
-        assert_eq!(c.busy, vec![(50, 210)]);
-        assert_eq!(c.end(), 210);
-        c.prune(210);
-        assert_eq!(c.end(), 0);
+        assert_eq!(c.reserve(0, 50, 50), 100);
+        assert_eq!(c.busy, [(0, 5), (50, 210)]);
+        // Issued at 150: the transfer that ended at 5 is forgotten.
+        assert_eq!(c.reserve(150, 300, 10), 310);
+        assert_eq!(c.busy, [(50, 210), (300, 310)]);
+        assert_eq!(c.end(), 310);
     }
 }

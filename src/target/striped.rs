@@ -232,8 +232,7 @@ impl Reserving for StripedSsd {
             )?);
         }
         if !write {
-            self.link_in.prune(now);
-            done = self.link_in.reserve(done.saturating_sub(wire), wire);
+            done = self.link_in.reserve(now, done.saturating_sub(wire), wire);
         }
         Ok(done)
     }

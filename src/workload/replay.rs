@@ -45,6 +45,11 @@ pub struct TraceSource<'t> {
     scale: f64,
     mode: ReplayMode,
     time_scale: f64,
+    /// Idle gaps cut to this (trace ns), the idle removed before the next request so far,
+    /// and the time of the request before it.
+    max_idle: Option<u64>,
+    removed: u64,
+    prev_time: u64,
     next_seq: u64,
     max_len: u32,
     report: ReplayReport,
@@ -86,10 +91,29 @@ impl<'t> TraceSource<'t> {
             scale: span as f64 / max_end as f64,
             mode: spec.mode,
             time_scale: spec.time_scale,
+            max_idle: spec.max_idle,
+            removed: 0,
+            prev_time: 0,
             next_seq: 0,
             max_len,
             report: ReplayReport::default(),
         }
+    }
+
+    /// The idle cut from the gap before request `r` (with `max_idle`).
+    fn cut(&self, r: &TraceRequest) -> u64 {
+        self.max_idle.map_or(0, |c| {
+            r.time_ns.saturating_sub(self.prev_time).saturating_sub(c)
+        })
+    }
+
+    /// Moves past the next request of the trace, keeping the idle cut so far.
+    fn step(&mut self) {
+        if let Some(r) = self.requests.get(self.pos).copied() {
+            self.removed += self.cut(&r);
+            self.prev_time = self.prev_time.max(r.time_ns);
+        }
+        self.pos += 1;
     }
 
     /// What playback changed, so far.
@@ -129,7 +153,7 @@ impl IoSource for TraceSource<'_> {
     fn next_request(&mut self) -> Option<IoRequest> {
         loop {
             let r = *self.requests.get(self.pos)?;
-            self.pos += 1;
+            self.step();
             let op = match r.op {
                 TraceOp::Read => Op::Read,
                 TraceOp::Write => Op::Write,
@@ -160,12 +184,12 @@ impl IoSource for TraceSource<'_> {
             match r.op {
                 TraceOp::Read | TraceOp::Write => return None,
                 TraceOp::Flush => {
-                    self.pos += 1;
+                    self.step();
                     self.report.flushes += 1;
                     return Some(Command::Flush);
                 }
                 TraceOp::Trim => {
-                    self.pos += 1;
+                    self.step();
                     // Only whole blocks can be discarded: the range narrows to them.
                     let b = self.block;
                     let start = r.offset.div_ceil(b) * b;
@@ -194,10 +218,10 @@ impl IoSource for TraceSource<'_> {
 
     fn next_deadline(&self) -> Option<u64> {
         match self.mode {
-            ReplayMode::Timed => self
-                .requests
-                .get(self.pos)
-                .map(|r| (r.time_ns as f64 / self.time_scale) as u64),
+            ReplayMode::Timed => self.requests.get(self.pos).map(|r| {
+                let t = r.time_ns.saturating_sub(self.removed + self.cut(r));
+                (t as f64 / self.time_scale) as u64
+            }),
             ReplayMode::AsFastAsPossible => None,
         }
     }
@@ -232,8 +256,32 @@ mod tests {
 
             mode,
             time_scale: 2.0,
+            max_idle: None,
             remap,
         }
+    }
+
+    #[test]
+    fn idle_gaps_are_cut_to_the_cap() {
+        const MS: u64 = 1_000_000;
+        let reqs = [
+            tr(100 * MS, TraceOp::Read, 0, 4096, None), // 100 ms idle first: cut to 25
+            tr(110 * MS, TraceOp::Read, 0, 4096, None),
+            tr(310 * MS, TraceOp::Flush, 0, 0, None), // 200 ms: 25
+            tr(320 * MS, TraceOp::Write, 0, 4096, None),
+        ];
+        let mut spec = spec(ReplayMode::Timed, Remap::Modulo);
+        spec.time_scale = 1.0;
+        spec.max_idle = Some(25 * MS);
+        let mut s = TraceSource::new(&reqs, &spec, 8 << 20, 512);
+        let mut deadlines = Vec::new();
+        while let Some(d) = s.next_deadline() {
+            deadlines.push(d / MS);
+            if s.next_command().is_none() {
+                s.next_request();
+            }
+        }
+        assert_eq!(deadlines, [25, 35, 60, 70]);
     }
 
     #[test]

@@ -235,6 +235,10 @@ pub struct ReplaySpec {
     pub mode: ReplayMode,
     /// Timed mode: 2.0 plays twice as fast as recorded.
     pub time_scale: f64,
+    /// Timed mode: idle gaps longer than this (ns of the trace) are cut to it, as
+    /// AnandTech's Storage Bench caps them at 25 ms. Absent from the plan hash when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_idle: Option<u64>,
     /// How offsets beyond the span are remapped.
     pub remap: Remap,
 }
@@ -675,8 +679,12 @@ impl Workload {
                     self.span.label()
                 ),
                 ReplayMode::Timed => format!(
-                    "replay of {name} at its recorded times (×{}), {}",
+                    "replay of {name} at its recorded times (×{}){}, {}",
                     r.time_scale,
+                    r.max_idle.map_or(String::new(), |c| format!(
+                        ", idle gaps cut to {}",
+                        crate::units::DurationLabel(c)
+                    )),
                     self.span.label()
                 ),
             };

@@ -238,6 +238,8 @@ pub struct SsdSim {
     /// cache's accounting follows).
     slc: Option<Slc>,
     valid: u64,
+    /// When the request being served was issued: no later one is ready before it.
+    now: u64,
     /// When each command the drive holds completes (with `queue_slots`).
     inflight: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     stats: SsdStats,
@@ -310,6 +312,7 @@ impl SsdSim {
             ahead: Vec::new(),
             slc: s.slc_cache.as_ref().map(|c| Slc::new(c, drive.capacity)),
             valid: 0,
+            now: 0,
             inflight: Default::default(),
             stats: SsdStats::default(),
         };
@@ -408,7 +411,8 @@ impl SsdSim {
         let p = self.p;
         let ch = die % p.channels;
         let bytes = p.page * p.planes;
-        let sent = self.chan[ch].reserve(ready, (bytes as f64 * p.chan_ns_per_byte) as u64);
+        let sent =
+            self.chan[ch].reserve(self.now, ready, (bytes as f64 * p.chan_ns_per_byte) as u64);
         self.stats.nand_bytes += bytes;
         sent
     }
@@ -421,7 +425,8 @@ impl SsdSim {
         let mut at = ready;
         loop {
             let sensed = self.die[die].start(at) + p.t_read;
-            let end = self.chan[ch].reserve(sensed, (bytes as f64 * p.chan_ns_per_byte) as u64);
+            let end =
+                self.chan[ch].reserve(self.now, sensed, (bytes as f64 * p.chan_ns_per_byte) as u64);
             self.die[die].book(end);
             let Some(ecc) = p.ecc else {
                 return end;
@@ -503,9 +508,7 @@ impl SsdSim {
     /// Models one request the drive takes at `now`; returns its completion time.
     fn serve_now(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
         let p = self.p;
-        for c in &mut self.chan {
-            c.prune(now);
-        }
+        self.now = now;
         let len = req.len as u64;
         // The command, and a write's data, over the link; then the controller.
         let link = if req.op == Op::Write {
@@ -540,7 +543,6 @@ impl SsdSim {
         // goes back over the link in order, each page's part as soon as it is
         // across its channel (cut-through), so a large read's link transfer
         // overlaps its NAND reads. A page read ahead is not read again.
-        self.link_in.prune(at);
         // This read's parts go in order; each as soon as the link has room for it.
         let mut sent = at;
         let mut bytes_sent = 0u64;
@@ -567,9 +569,11 @@ impl SsdSim {
             };
             let upto = ((lpn + 1) * p.page).min(req.offset + len) - req.offset;
             // Times from the bytes sent so far, so rounding does not add up.
-            sent = self
-                .link_in
-                .reserve(sent.max(ready), link_ns(upto) - link_ns(bytes_sent));
+            sent = self.link_in.reserve(
+                self.now,
+                sent.max(ready),
+                link_ns(upto) - link_ns(bytes_sent),
+            );
             bytes_sent = upto;
         }
         // A stream of three reads in a row is read ahead (what was read ahead before
