@@ -51,6 +51,13 @@ fn crystaldiskmark_runs_on_a_file_and_a_simulated_drive() {
     assert!(page.contains("best of 5 runs · higher is better"));
     assert!(page.contains("MB&#x2F;s, best of 5 runs</th>"));
     assert!(page.contains("MB&#x2F;s, mean of the runs</th>"));
+    // The explorer says so too.
+    let data = fs::read_to_string(lab.path().join("site/explore-data.js")).unwrap();
+    assert!(
+        data.contains("\"of_runs\":\", best of 5 runs\""),
+        "{}",
+        &data[..200]
+    );
     let runs: Vec<f64> = rows
         .iter()
         .filter(|r| r["drive"] == "scratch" && r["test"] == "rnd4k-q1t1-write")

@@ -215,6 +215,17 @@ pub(super) fn test_title(f: &TestFigures) -> String {
     }
 }
 
+/// What a chart's caption adds after its unit for a test that shows its best run, with how
+/// many runs it is the best of (`, best of 5 runs`); nothing for one that shows their mean.
+pub(super) fn of_runs(f: &TestFigures) -> String {
+    if f.of_repeats == crate::workload::OfRepeats::Best {
+        let runs = f.bars.iter().map(|b| b.repeats).max().unwrap_or(1);
+        format!(", best of {runs} runs")
+    } else {
+        String::new()
+    }
+}
+
 /// A chart, its table and its commentary slot. `slot` is the chart's id on its page;
 /// `highlight` names the reviewed drive, drawn in the highlight colour and in bold.
 pub(super) fn chart_ctx(
@@ -233,14 +244,8 @@ pub(super) fn chart_ctx(
         .into_iter()
         .filter(|(_, key, of)| *key != f.metric && f.bars.iter().any(|b| of(b).is_some()))
         .collect();
-    // A test that shows its best run says so, with how many runs it is the best of.
     let best = f.of_repeats == crate::workload::OfRepeats::Best;
-    let of_runs = if best {
-        let runs = f.bars.iter().map(|b| b.repeats).max().unwrap_or(1);
-        format!(", best of {runs} runs")
-    } else {
-        String::new()
-    };
+    let of_runs = of_runs(f);
     let chart = BarChart {
         id: slot_id.to_string(),
         title: title.clone(),

@@ -53,6 +53,9 @@ struct Variant {
     workload: String,
     metric: String,
     better: String,
+    /// `, best of 5 runs` where the figures are each drive's best run (as the site's
+    /// charts say), else empty.
+    of_runs: String,
     bars: Vec<Bar>,
 }
 
@@ -148,6 +151,7 @@ pub(super) fn data(
             workload: f.workload.clone(),
             metric: f.metric.clone(),
             better: f.better.clone(),
+            of_runs: super::context::of_runs(f),
             bars,
         });
     }

@@ -404,12 +404,14 @@
     h.textContent = (test.suite_title || test.suite) + ": " + title;
     section.appendChild(h);
     const id = "chart-" + index;
-    const svg = barChart(id, title, variant.workload, scale.caption + " · " + direction(variant.better),
+    // A test that shows each drive's best run says so, as the site's charts do.
+    const caption = scale.caption + (variant.of_runs || "");
+    const svg = barChart(id, title, variant.workload, caption + " · " + direction(variant.better),
       bars.map((b) => ({ label: drives.get(b.key).name, value: scale.at(b.value), highlight: b.key === state.drives[0] })));
     section.appendChild(svg);
-    const head = COLUMNS.map(([k, name]) => name || scale.caption);
+    const head = COLUMNS.map(([k, name]) => name || caption);
     const rows = rowsOf(variant, bars, scale);
-    section.appendChild(figureTable(title + ": " + scale.caption + ", " + direction(variant.better), head, rows));
+    section.appendChild(figureTable(title + ": " + caption + ", " + direction(variant.better), head, rows));
     const tools = document.createElement("p");
     tools.className = "downloads";
     const base = (test.key + "-" + variant.variant).replace(/[^A-Za-z0-9._-]+/g, "_");

@@ -531,45 +531,37 @@ impl LineChart {
                     && (!self.y.log() || p.1 > 0.0)
                     && (!self.x.log() || p.0 > 0.0)
             };
-            match s.mark {
-                Mark::Dots => {
-                    let r = if s.highlight { 3 } else { 2 };
-                    chart
-                        .draw_series(
-                            s.points
-                                .iter()
-                                .filter(inside)
-                                .map(|p| Circle::new(*p, r, color.filled())),
-                        )
-                        .map_err(e)?;
-                }
-                Mark::Line | Mark::LineDots => {
-                    if s.mark == Mark::LineDots {
-                        let r = if s.highlight { 4 } else { 3 };
-                        chart
-                            .draw_series(
-                                s.points
-                                    .iter()
-                                    .filter(inside)
-                                    .map(|p| Circle::new(*p, r, color.filled())),
-                            )
-                            .map_err(e)?;
+            // Dots (a scatter's, or a sweep's measured points on its line), then the line.
+            if s.mark != Mark::Line {
+                let r = match (s.mark, s.highlight) {
+                    (Mark::Dots, false) => 2,
+                    (Mark::Dots, true) | (_, false) => 3,
+                    (_, true) => 4,
+                };
+                chart
+                    .draw_series(
+                        s.points
+                            .iter()
+                            .filter(inside)
+                            .map(|p| Circle::new(*p, r, color.filled())),
+                    )
+                    .map_err(e)?;
+            }
+            if s.mark != Mark::Dots {
+                let style = color.stroke_width(if s.highlight { 3 } else { 2 });
+                // Each unbroken run of points is one line.
+                for run in s.points.split(|p| !inside(&p)) {
+                    if run.is_empty() {
+                        continue;
                     }
-                    let style = color.stroke_width(if s.highlight { 3 } else { 2 });
-                    // Each unbroken run of points is one line.
-                    for run in s.points.split(|p| !inside(&p)) {
-                        if run.is_empty() {
-                            continue;
-                        }
-                        if let Some((on, off)) = dash {
-                            chart
-                                .draw_series(DashedLineSeries::new(run.to_vec(), on, off, style))
-                                .map_err(e)?;
-                        } else {
-                            chart
-                                .draw_series(LineSeries::new(run.to_vec(), style))
-                                .map_err(e)?;
-                        }
+                    if let Some((on, off)) = dash {
+                        chart
+                            .draw_series(DashedLineSeries::new(run.to_vec(), on, off, style))
+                            .map_err(e)?;
+                    } else {
+                        chart
+                            .draw_series(LineSeries::new(run.to_vec(), style))
+                            .map_err(e)?;
                     }
                 }
             }
