@@ -539,11 +539,11 @@ impl SsdSim {
     fn serve_read(&mut self, req: &IoRequest, span: Pages, at: u64) -> u64 {
         let p = self.p;
         let len = req.len as u64;
-        // Every page is read at once (each die and channel in turn), and the data
-        // goes back over the link in order, each page's part as soon as it is
-        // across its channel (cut-through), so a large read's link transfer
+        // Every page is read at once (each die and channel in turn), and this read's
+        // data goes back over the link in order, each page's part as soon as it is
+        // across its channel (cut-through) and the link has a gap for it (before other
+        // reads' data still waiting for their dies), so a large read's link transfer
         // overlaps its NAND reads. A page read ahead is not read again.
-        // This read's parts go in order; each as soon as the link has room for it.
         let mut sent = at;
         let mut bytes_sent = 0u64;
         let link_ns = |b: u64| (b as f64 * p.link_ns_per_byte) as u64;
