@@ -321,6 +321,11 @@ pub struct SsdSpec {
     /// when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slc_cache: Option<SlcSpec>,
+    /// The part of the logical-to-physical map the controller holds, where it holds less
+    /// than all of it (a DRAM-less drive: its SRAM and the host memory buffer): a read whose
+    /// map entry is not held reads the map's page from NAND first. Default: all of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_cache: Option<Size>,
     /// Commands the drive holds at once (SATA's NCQ: 32); more wait in the host until one
     /// completes. Default: as many as the host sends (NVMe's deep submission queues).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -838,6 +843,12 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
         if s.ftl != FtlKind::Page {
             return Err("ssd.slc_cache: expected with `ftl: page`".into());
         }
+    }
+    if s.map_cache.is_some_and(|m| m.0 < s.page.0) {
+        return Err(format!(
+            "ssd.map_cache: expected at least one map page ({} B)",
+            s.page.0
+        ));
     }
     if s.queue_slots == Some(0) {
         return Err("ssd.queue_slots: expected 1 or more commands".into());

@@ -253,3 +253,49 @@ tests:
         "not folded: {at_once} then {after}"
     );
 }
+
+#[test]
+fn a_dram_less_drive_reads_slower_where_its_map_cache_does_not_reach() {
+    // The 970 EVO Plus 1 TB as if it had no DRAM: 64 MB of map held (a host memory
+    // buffer's), which covers 256 GiB of 16 KiB pages. Written whole, then read at random
+    // at QD1 over 8 GiB (every map page held after the first reads) and over the whole
+    // drive (three reads in four need their map page read first).
+    let base = drive_file("samsung-970-evo-plus-1tb");
+    let lab = TestLab::new();
+    lab.write(
+        "drives/dram.yaml",
+        &base.replace("id: samsung-970-evo-plus-1tb", "id: dram"),
+    );
+    lab.write(
+        "drives/hmb.yaml",
+        &base
+            .replace("id: samsung-970-evo-plus-1tb", "id: hmb")
+            .replace("  buffer: 64MiB\n", "  buffer: 64MiB\n  map_cache: 64MB\n"),
+    );
+    lab.write(
+        "suites/t.yaml",
+        "name: t
+title: t
+seed: 1
+tests:
+  - {id: fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: full, queue_depth: 4, passes: 1, precondition: {purge: true}, samples: histogram, metric: mb_per_s}
+  - {id: near, title: n, operation: read, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 1, duration: 1s, warmup: 500ms, samples: histogram, metric: lat_mean_us}
+  - {id: far, title: f, operation: read, pattern: random, block_size: 4KiB, span: full, queue_depth: 1, duration: 1s, warmup: 500ms, samples: histogram, metric: lat_mean_us}
+",
+    );
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&lab.roundup(&["summary", "--json"]).stdout).unwrap();
+    let mean = |d: &str, t: &str| {
+        rows.iter()
+            .find(|r| r["drive"] == d && r["test"] == t)
+            .unwrap()["lat_mean_us"]
+            .as_f64()
+            .unwrap()
+    };
+    let (near, far) = (mean("hmb", "near"), mean("hmb", "far"));
+    assert!((near / mean("dram", "near") - 1.0).abs() < 0.02, "{near}");
+    assert!(far > 1.5 * near, "far {far} µs, near {near} µs");
+    assert!((mean("dram", "far") / mean("dram", "near") - 1.0).abs() < 0.05);
+}

@@ -31,6 +31,7 @@ use super::{IoQueue, Target, TargetInfo};
 
 mod block_ftl;
 mod die;
+mod map_cache;
 mod page_ftl;
 mod slc;
 mod write_buffer;
@@ -238,6 +239,8 @@ pub struct SsdSim {
     /// cache's accounting follows).
     slc: Option<Slc>,
     valid: u64,
+    /// The map pages a DRAM-less controller holds.
+    map: Option<map_cache::MapCache>,
     /// When the request being served was issued: no later one is ready before it.
     now: u64,
     /// When each command the drive holds completes (with `queue_slots`).
@@ -312,6 +315,7 @@ impl SsdSim {
             ahead: Vec::new(),
             slc: s.slc_cache.as_ref().map(|c| Slc::new(c, drive.capacity)),
             valid: 0,
+            map: s.map_cache.map(|b| map_cache::MapCache::new(b.0, p.page)),
             now: 0,
             inflight: Default::default(),
             stats: SsdStats::default(),
@@ -564,6 +568,7 @@ impl SsdSim {
                     // Only the part of the page the request asks for leaves the die.
                     let from = (lpn * p.page).max(req.offset);
                     let to = ((lpn + 1) * p.page).min(req.offset + len);
+                    let at = self.map_lookup(lpn, at);
                     self.read_lpn(lpn, at, to - from)
                 }
             };
@@ -706,6 +711,22 @@ impl SsdSim {
         for lpn in first..end {
             let ready = self.read_lpn(lpn, at, self.p.page);
             self.ahead.push(ready);
+        }
+    }
+
+    /// When a DRAM-less controller knows where logical page `lpn` is, looking from `at`: at
+    /// once if its map page is held (or the page holds no data), else once the map page is
+    /// read from NAND (map pages spread over the dies).
+    fn map_lookup(&mut self, lpn: u64, at: u64) -> u64 {
+        if self.locate(lpn).is_none() {
+            return at;
+        }
+        match self.map.as_mut().and_then(|m| m.miss(lpn)) {
+            Some(page) => {
+                let die = (page % self.p.dies as u64) as usize;
+                self.read_page(die, at, self.p.page)
+            }
+            None => at,
         }
     }
 
