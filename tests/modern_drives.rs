@@ -191,6 +191,32 @@ fn spec_sheet_figures_where_the_model_has_the_mechanism() {
     );
 }
 
+/// Runs `suite` on variants of the 970 EVO Plus 1 TB's file, each `(id, from, to)` with
+/// one edit of the file, and returns every summary row.
+fn run_variants(variants: &[(&str, &str, &str)], suite: &str) -> Vec<serde_json::Value> {
+    let base = drive_file("samsung-970-evo-plus-1tb");
+    let lab = TestLab::new();
+    for (id, from, to) in variants {
+        let mut text = base.replace("id: samsung-970-evo-plus-1tb", &format!("id: {id}"));
+        if !from.is_empty() {
+            text = text.replace(from, to);
+        }
+        lab.write(&format!("drives/{id}.yaml"), &text);
+    }
+    lab.write("suites/t.yaml", suite);
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&lab.roundup(&["summary", "--json"]).stdout).unwrap()
+}
+
+/// A figure of `drive`'s first job of `test`.
+fn figure(rows: &[serde_json::Value], drive: &str, test: &str, key: &str) -> f64 {
+    rows.iter()
+        .find(|r| r["drive"] == drive && r["test"] == test)
+        .and_then(|r| r[key].as_f64())
+        .unwrap_or(f64::NAN)
+}
+
 #[test]
 fn an_idle_drive_folds_its_cache_and_writes_fast_again() {
     // 60 GB written past the 970 EVO Plus 1 TB's 42 GB cache; then 4 KiB random writes
@@ -198,23 +224,15 @@ fn an_idle_drive_folds_its_cache_and_writes_fast_again() {
     // the controller folds the cache: at once they go to the TLC cells; after the idle, to
     // SLC, as fast as the link takes them. The same drive without folding in idle time
     // stays at the first speed.
-    let folding = drive_file("samsung-970-evo-plus-1tb");
-    let lab = TestLab::new();
-    lab.write(
-        "drives/fold.yaml",
-        &folding.replace("id: samsung-970-evo-plus-1tb", "id: fold"),
-    );
-    lab.write(
-        "drives/nofold.yaml",
-        &folding
-            .replace("id: samsung-970-evo-plus-1tb", "id: nofold")
-            .replace(
+    let rows = run_variants(
+        &[
+            ("fold", "", ""),
+            (
+                "nofold",
                 "    program: 114us\n",
                 "    program: 114us\n    fold_in_idle: false\n",
             ),
-    );
-    lab.write(
-        "suites/t.yaml",
+        ],
         "name: t
 title: t
 seed: 1
@@ -224,24 +242,13 @@ tests:
   - {id: after-idle, title: b, operation: write, pattern: random, block_size: 4KiB, span: full, queue_depth: 32, duration: 1s, interval: 60s, samples: histogram, metric: iops}
 ",
     );
-    let out = lab.roundup(&["run", "-q"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&lab.roundup(&["summary", "--json"]).stdout).unwrap();
-    let iops = |d: &str, t: &str| {
-        rows.iter()
-            .find(|r| r["drive"] == d && r["test"] == t)
-            .unwrap()["iops"]
-            .as_f64()
-            .unwrap()
-    };
     let cache = rows
         .iter()
         .find(|r| r["drive"] == "fold" && r["test"] == "fill")
-        .unwrap()["fill"]["cache_gb"]
-        .as_f64()
+        .and_then(|r| r["fill"]["cache_gb"].as_f64())
         .unwrap();
     near(cache, 42.0, 0.05, "the cache");
+    let iops = |d: &str, t: &str| figure(&rows, d, t, "iops");
     let (at_once, after) = (iops("fold", "at-once"), iops("fold", "after-idle"));
     assert!(
         after > 1.05 * at_once,
@@ -260,20 +267,11 @@ fn a_dram_less_drive_reads_slower_where_its_map_cache_does_not_reach() {
     // buffer's), which covers 256 GiB of 16 KiB pages. Written whole, then read at random
     // at QD1 over 8 GiB (every map page held after the first reads) and over the whole
     // drive (three reads in four need their map page read first).
-    let base = drive_file("samsung-970-evo-plus-1tb");
-    let lab = TestLab::new();
-    lab.write(
-        "drives/dram.yaml",
-        &base.replace("id: samsung-970-evo-plus-1tb", "id: dram"),
-    );
-    lab.write(
-        "drives/hmb.yaml",
-        &base
-            .replace("id: samsung-970-evo-plus-1tb", "id: hmb")
-            .replace("  buffer: 64MiB\n", "  buffer: 64MiB\n  map_cache: 64MB\n"),
-    );
-    lab.write(
-        "suites/t.yaml",
+    let rows = run_variants(
+        &[
+            ("dram", "", ""),
+            ("hmb", "  buffer: 64MiB\n", "  buffer: 64MiB\n  map_cache: 64MB\n"),
+        ],
         "name: t
 title: t
 seed: 1
@@ -283,17 +281,7 @@ tests:
   - {id: far, title: f, operation: read, pattern: random, block_size: 4KiB, span: full, queue_depth: 1, duration: 1s, warmup: 500ms, samples: histogram, metric: lat_mean_us}
 ",
     );
-    let out = lab.roundup(&["run", "-q"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&lab.roundup(&["summary", "--json"]).stdout).unwrap();
-    let mean = |d: &str, t: &str| {
-        rows.iter()
-            .find(|r| r["drive"] == d && r["test"] == t)
-            .unwrap()["lat_mean_us"]
-            .as_f64()
-            .unwrap()
-    };
+    let mean = |d: &str, t: &str| figure(&rows, d, t, "lat_mean_us");
     let (near, far) = (mean("hmb", "near"), mean("hmb", "far"));
     assert!((near / mean("dram", "near") - 1.0).abs() < 0.02, "{near}");
     assert!(far > 1.5 * near, "far {far} µs, near {near} µs");
