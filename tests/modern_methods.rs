@@ -81,6 +81,7 @@ fn crystaldiskmark_runs_on_a_file_and_a_simulated_drive() {
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, interval: 24h}", "interval: expected at most an hour"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, repeats: 2, of_repeats: peak}", "of_repeats"),
         ("{id: t, title: T, kind: replay, trace: t.trace, queue_depth: 4, span: 1MiB, metric: iops, max_idle: 25ms}", "max_idle: idle gaps are kept only in `mode: timed` playback"),
+        ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 50, metric: lat_p99_us}", "metric: lat_p99_us needs 100 I/Os or more"),
     ] {
         lab.write(
             "suites/bad.yaml",

@@ -112,6 +112,15 @@ impl TestSpec {
             );
         }
         let length = raw.length(replay.is_some())?;
+        // A 99th percentile of fewer than 100 I/Os is the slowest of them.
+        if let (Metric::LatP99Us, Length::Count(n)) = (raw.metric, length) {
+            if n < 100 {
+                return Err(format!(
+                    "metric: lat_p99_us needs 100 I/Os or more to be other than the slowest; \
+                     `count` gives {n} (raise it, or chart lat_max_us)"
+                ));
+            }
+        }
         if raw.steady_state.is_some() && !matches!(length, Length::Duration(_)) {
             return Err(
                 "steady_state: rounds are `duration` long; give a duration, not a count".into(),
