@@ -222,6 +222,27 @@ fn sweeps_chart_a_line_per_drive() {
     // A review page shows the sweep with its drive highlighted.
     let review = fs::read_to_string(lab.path().join("site/drives/narrow.html")).unwrap();
     assert!(review.contains("id=\"sweeps.qd.qd.data-compressible\""));
+    // An offered load above a drive's link is run, with a warning at its key.
+    lab.write(
+        "suites/sweeps.yaml",
+        &SWEEPS.replace(
+            "rate: [500 IOPS, 1000 IOPS, 2000 IOPS]",
+            "rate: [500 IOPS, 1000 IOPS, 100000 IOPS]",
+        ),
+    );
+    let out = lab.roundup(&["run", "-q", "--test", "qos"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    for d in ["wide", "narrow"] {
+        assert!(
+            err.contains(&format!(
+                "tests[2].variants.rate: 100000 IOPS (410 MB/s) is more than drive {d}'s link \
+                 carries (280 MB/s)"
+            )),
+            "{err}"
+        );
+    }
+    assert!(!err.contains("1000 IOPS (4"), "{err}");
     // A sweep of one value is the test itself.
     lab.write(
         "suites/sweeps.yaml",

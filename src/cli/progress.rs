@@ -246,6 +246,11 @@ impl Observer for Bars {
             let _ = writeln!(std::io::stderr(), "FAILED {}: {e}", job.id);
         });
     }
+    fn warning(&self, message: &str) {
+        self.multi.suspend(|| {
+            let _ = writeln!(std::io::stderr(), "warning: {message}");
+        });
+    }
 }
 
 /// Prints a line of progress. Progress is best-effort: output that cannot be written

@@ -63,6 +63,9 @@ pub trait Observer: Sync {
     fn job_for_state(&self, _job: &Job, _kept: bool) {}
     /// A job failed.
     fn job_failed(&self, _job: &Job, _error: &Error) {}
+    /// Something the run should be told that does not stop it (a test's offered load
+    /// above what a drive's link carries).
+    fn warning(&self, _message: &str) {}
 }
 
 /// An observer that ignores everything.
@@ -127,6 +130,7 @@ pub fn run(
     }
     let preflight::Probed {
         mut problems,
+        warnings,
         traces,
         drives,
         built,
@@ -134,6 +138,9 @@ pub fn run(
     } = preflight::probe_plan(lab, plan, opts);
     if !problems.is_empty() {
         return Err(Error::Preflight(problems));
+    }
+    for w in &warnings {
+        obs.warning(w);
     }
     let mut checker = preflight::Checker {
         lab,

@@ -288,6 +288,8 @@ pub fn preflight(lab: &Lab, plan: &Plan, opts: &RunOptions) -> Vec<String> {
 /// or device, which is only probed).
 pub(crate) struct Probed<'a> {
     pub problems: Vec<String>,
+    /// What does not stop the run: offered loads above a drive's link.
+    pub warnings: Vec<String>,
     pub traces: Traces<'a>,
     pub drives: Vec<DriveJobs<'a>>,
     pub built: Vec<Option<Box<dyn Target>>>,
@@ -313,11 +315,65 @@ pub(crate) fn probe_plan<'a>(lab: &Lab, plan: &'a Plan, opts: &RunOptions) -> Pr
     problems.dedup();
     Probed {
         problems,
+        warnings: link_warnings(lab, plan),
         traces,
         drives,
         built,
         memory,
     }
+}
+
+/// Each test whose offered load (`rate`) is more than a simulated drive's link carries,
+/// once per test, variant value and drive, at its key: the drive cannot be offered it, and
+/// the QoS curve stops at the link.
+fn link_warnings(lab: &Lab, plan: &Plan) -> Vec<String> {
+    use crate::drive::TargetSpec;
+    let mut out: Vec<String> = Vec::new();
+    for job in &plan.jobs {
+        let Some(rate) = job.workload.rate else {
+            continue;
+        };
+        let link = match lab.drives.get(&job.drive).map(|d| &d.spec.target) {
+            Some(TargetSpec::Ssd(s)) => s.host_link_rate.unwrap_or(s.link_rate).0,
+            Some(TargetSpec::Hdd(h)) => h.link_rate.0,
+            Some(TargetSpec::Sim(s)) => s.link_rate.0,
+            _ => continue,
+        };
+        let sizes = &job.workload.block_size.0;
+        let weight: u64 = sizes.iter().map(|(_, w)| *w as u64).sum::<u64>().max(1);
+        let mean = sizes.iter().map(|(s, w)| s * *w as u64).sum::<u64>() as f64 / weight as f64;
+        let offered = match rate {
+            crate::workload::RateLimit::Iops(r) => r * mean,
+            crate::workload::RateLimit::BytesPerSecond(b) => b,
+        };
+        if offered <= link {
+            continue;
+        }
+        let key = if job.variant.settings.iter().any(|(d, _)| d == "rate") {
+            "variants.rate"
+        } else {
+            "rate"
+        };
+        let line = lab
+            .test_key_error(
+                &job.suite,
+                &job.test,
+                key,
+                format!(
+                    "{} ({} MB/s) is more than drive {}'s link carries ({} MB/s): it is \
+                     offered what it cannot take",
+                    rate.label(),
+                    crate::units::figure(offered / 1e6),
+                    job.drive,
+                    crate::units::figure(link / 1e6)
+                ),
+            )
+            .to_string();
+        if !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    out
 }
 
 /// The plan's jobs, drive by drive.
