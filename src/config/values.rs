@@ -66,6 +66,12 @@ impl BlockSizes {
     pub fn max(&self) -> u64 {
         self.0.iter().map(|(s, _)| *s).max().unwrap_or(0)
     }
+    /// The mix's mean size, by weight.
+    pub fn mean(&self) -> f64 {
+        let weight: u64 = self.0.iter().map(|(_, w)| *w as u64).sum();
+        let bytes: u64 = self.0.iter().map(|(s, w)| s * *w as u64).sum();
+        bytes as f64 / weight.max(1) as f64
+    }
     /// Label such as `4 KiB` or `4 KiB 30%, 16 KiB 11%`.
     pub fn label(&self) -> String {
         if self.0.len() == 1 {

@@ -339,11 +339,8 @@ fn link_warnings(lab: &Lab, plan: &Plan) -> Vec<String> {
             Some(TargetSpec::Sim(s)) => s.link_rate.0,
             _ => continue,
         };
-        let sizes = &job.workload.block_size.0;
-        let weight: u64 = sizes.iter().map(|(_, w)| *w as u64).sum::<u64>().max(1);
-        let mean = sizes.iter().map(|(s, w)| s * *w as u64).sum::<u64>() as f64 / weight as f64;
         let offered = match rate {
-            crate::workload::RateLimit::Iops(r) => r * mean,
+            crate::workload::RateLimit::Iops(r) => r * job.workload.block_size.mean(),
             crate::workload::RateLimit::BytesPerSecond(b) => b,
         };
         if offered <= link {

@@ -89,6 +89,10 @@ impl Setting {
             Setting::Rate(_) => "rate",
         }
     }
+    /// The dimension's key in a suite's `variants:`.
+    fn key(&self) -> &'static str {
+        dimension_key(self.dimension())
+    }
     /// The value in variant ids: `compressible`, `512b`, `32`, `128k`.
     fn token(&self) -> String {
         match self {
@@ -133,25 +137,12 @@ impl TestSpec {
     /// in the order data, align, queue_depth, block_size, threads, writes, rate, values as
     /// written.
     pub fn expand(&self) -> Vec<(Variant, Workload)> {
-        let v = &self.variants;
-        let dimensions: Vec<Vec<Setting>> = [
-            v.data.iter().map(|d| Setting::Data(*d)).collect::<Vec<_>>(),
-            v.align.iter().map(|a| Setting::Align(a.0)).collect(),
-            v.queue_depth
-                .iter()
-                .map(|q| Setting::QueueDepth(q.0))
-                .collect(),
-            v.block_size
-                .iter()
-                .map(|b| Setting::BlockSize(b.0))
-                .collect(),
-            v.threads.iter().map(|t| Setting::Threads(t.0)).collect(),
-            v.writes.iter().map(|w| Setting::Writes(w.0)).collect(),
-            v.rate.iter().map(|r| Setting::Rate(*r)).collect(),
-        ]
-        .into_iter()
-        .filter(|d| !d.is_empty())
-        .collect();
+        let dimensions: Vec<Vec<Setting>> = self
+            .variants
+            .dimensions()
+            .into_iter()
+            .filter(|d| !d.is_empty())
+            .collect();
         let mut combos: Vec<Vec<Setting>> = vec![vec![]];
         for dim in &dimensions {
             combos = combos
@@ -195,60 +186,41 @@ impl TestSpec {
 }
 
 impl Variants {
+    /// Each dimension's values as settings, in combination order (empty where the test
+    /// names none).
+    fn dimensions(&self) -> [Vec<Setting>; 7] {
+        [
+            self.data.iter().map(|d| Setting::Data(*d)).collect(),
+            self.align.iter().map(|a| Setting::Align(a.0)).collect(),
+            self.queue_depth
+                .iter()
+                .map(|q| Setting::QueueDepth(q.0))
+                .collect(),
+            self.block_size
+                .iter()
+                .map(|b| Setting::BlockSize(b.0))
+                .collect(),
+            self.threads.iter().map(|t| Setting::Threads(t.0)).collect(),
+            self.writes.iter().map(|w| Setting::Writes(w.0)).collect(),
+            self.rate.iter().map(|r| Setting::Rate(*r)).collect(),
+        ]
+    }
+
     /// Each dimension names at least two values (one is the test's own key, not a
     /// variant), each once.
     pub(super) fn check(&self) -> Result<(), String> {
-        let tokens = |settings: Vec<Setting>| -> Vec<String> {
-            settings.iter().map(Setting::token).collect()
-        };
-        let dims = [
-            (
-                "data",
-                tokens(self.data.iter().map(|d| Setting::Data(*d)).collect()),
-            ),
-            (
-                "align",
-                tokens(self.align.iter().map(|a| Setting::Align(a.0)).collect()),
-            ),
-            (
-                "queue_depth",
-                tokens(
-                    self.queue_depth
-                        .iter()
-                        .map(|q| Setting::QueueDepth(q.0))
-                        .collect(),
-                ),
-            ),
-            (
-                "block_size",
-                tokens(
-                    self.block_size
-                        .iter()
-                        .map(|b| Setting::BlockSize(b.0))
-                        .collect(),
-                ),
-            ),
-            (
-                "threads",
-                tokens(self.threads.iter().map(|t| Setting::Threads(t.0)).collect()),
-            ),
-            (
-                "writes",
-                tokens(self.writes.iter().map(|w| Setting::Writes(w.0)).collect()),
-            ),
-            (
-                "rate",
-                tokens(self.rate.iter().map(|r| Setting::Rate(*r)).collect()),
-            ),
-        ];
-        for (name, values) in dims {
-            if values.len() == 1 {
+        for dim in self.dimensions() {
+            let Some(name) = dim.first().map(Setting::key) else {
+                continue;
+            };
+            if dim.len() == 1 {
                 return Err(format!(
                     "variants.{name}: expected two values or more (a sweep of one value is \
                      the test itself: set `{name}` on the test instead)"
                 ));
             }
-            if values.iter().collect::<BTreeSet<_>>().len() != values.len() {
+            let tokens: BTreeSet<String> = dim.iter().map(Setting::token).collect();
+            if tokens.len() != dim.len() {
                 return Err(format!("variants.{name}: expected each value once"));
             }
         }

@@ -384,7 +384,7 @@ impl SsdSim {
         let p = self.p;
         let unit = p.page * p.planes;
         let fold = match self.slc.as_mut().map(|c| c.place(unit)) {
-            Some(Placement::Slc) => return self.slc.map_or(p.t_prog, |c| c.t_prog),
+            Some(Placement::Slc) => return self.slc.as_ref().map_or(p.t_prog, |c| c.t_prog),
             Some(Placement::Native { fold }) => fold,
             None => 0,
         };
@@ -718,7 +718,7 @@ impl SsdSim {
     /// once if its map page is held (or the page holds no data), else once the map page is
     /// read from NAND (map pages spread over the dies).
     fn map_lookup(&mut self, lpn: u64, at: u64) -> u64 {
-        if self.locate(lpn).is_none() {
+        if self.map.is_none() || self.locate(lpn).is_none() {
             return at;
         }
         match self.map.as_mut().and_then(|m| m.miss(lpn)) {
