@@ -52,6 +52,10 @@ pub struct Job {
     /// Seed of the job's random streams, derived from the suite seed, test, variant and
     /// repeat (not the drive: every drive gets the same requests).
     pub seed: u64,
+    /// A round-major test's tracked variant: the test's variants run together, a round of
+    /// each in turn ([`crate::suite::TestSpec::round_major`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round_major: Option<String>,
     /// A job of a simulated drive that the selection left out but that comes before a
     /// selected one in its suite: it runs only to bring the drive to the state the next
     /// jobs start from, and nothing of it is stored.
@@ -217,6 +221,7 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
                             of_repeats: test.of_repeats,
                             engine: test.engine.or(drive_engine).unwrap_or_default(),
                             seed,
+                            round_major: test.round_major.clone(),
                             state_only,
                         });
                     }
@@ -225,6 +230,16 @@ pub fn expand(lab: &Lab, sel: &Selection) -> Result<Plan> {
         }
     }
     Ok(Plan { jobs })
+}
+
+/// The seconds a timed job runs: its duration and warm-up; a steady-state test's
+/// fewest rounds (its window), as it may stop there.
+fn timed_s(w: &crate::workload::Workload) -> Option<f64> {
+    let Length::Duration(ns) = w.length else {
+        return None;
+    };
+    let rounds = w.steady_state.map_or(1, |s| s.window as u64);
+    Some((ns * rounds + w.warmup_ns) as f64 / 1e9)
 }
 
 /// How long a job is expected to take.
@@ -246,26 +261,20 @@ impl Plan {
         }
         match &drive.target {
             TargetSpec::Path(_) => Estimate {
-                wall_s: match w.length {
-                    Length::Duration(ns) => Some((ns + w.warmup_ns) as f64 / 1e9),
-                    Length::Count(_) | Length::Passes(_) => None,
-                },
+                wall_s: timed_s(w),
                 virtual_s: None,
             },
             // The SSD model's speed depends on the drive's state: only its simulated time is
             // known ahead.
             TargetSpec::Ssd(_) | TargetSpec::Hdd(_) => Estimate {
                 wall_s: None,
-                virtual_s: match w.length {
-                    Length::Duration(ns) => Some((ns + w.warmup_ns) as f64 / 1e9),
-                    Length::Count(_) | Length::Passes(_) => None,
-                },
+                virtual_s: timed_s(w),
             },
             TargetSpec::Sim(sim) => {
                 let iops = crate::target::sim::estimate_iops(sim, w);
                 let (ios, virt) = match w.length {
-                    Length::Duration(ns) => {
-                        let s = (ns + w.warmup_ns) as f64 / 1e9;
+                    Length::Duration(_) => {
+                        let s = timed_s(w).unwrap_or(0.0);
                         (s * iops, s)
                     }
                     Length::Passes(_) => {

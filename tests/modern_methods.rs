@@ -353,4 +353,302 @@ fn a_whole_drive_fill_is_charted_against_the_data_written() {
             "{err}"
         );
     }
+    // A fill on a target holding data roundup may not destroy (a file it did not create):
+    // refused before anything runs, at the test's key, the file untouched.
+    lab.write(
+        "suites/fill.yaml",
+        &format!("name: fill\ntitle: Fill\nseed: 1\ntests:\n{fill}"),
+    );
+    let theirs = lab.foreign_file_drive("theirs");
+    let out = lab.roundup(&["run", "--drive", "theirs"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    let at = format!("suites/fill.yaml:{}:5: tests[0].passes: this test writes to drive theirs, and roundup may not:", 1 + 4 + fill.lines().position(|l| l.trim_start().starts_with("passes:")).unwrap());
+    assert!(
+        err.contains(&at) && err.contains("roundup did not create it"),
+        "{err}"
+    );
+    assert!(fs::read(&theirs).unwrap().iter().all(|&b| b == 7));
+}
+
+/// The shipped modern-2026 suite's PTS test, its cells `duration` long.
+fn pts_suite(duration: &str, samples: Option<&str>) -> String {
+    let suite = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/modern-2026.yaml"),
+    )
+    .unwrap();
+    let test = &suite[suite.find("  - id: pts-iops\n").unwrap()..];
+    assert!(test.contains("    duration: 1s\n"));
+    let mut test = test.replace("    duration: 1s\n", &format!("    duration: {duration}\n"));
+    if let Some(s) = samples {
+        test = test.replace(
+            "    metric: iops\n",
+            &format!("    metric: iops\n    samples: {s}\n"),
+        );
+    }
+    format!("name: pts\ntitle: PTS\nseed: 1\ntests:\n{test}")
+}
+
+/// The X25-M G2 made a 2 GB drive (its spare area kept), for a whole-drive test.
+fn small_x25m() -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/intel-x25m-g2-160.yaml"),
+    )
+    .unwrap()
+    .replace("id: intel-x25m-g2-160", "id: x25m")
+    .replace("capacity: 160GB", "capacity: 2GB")
+    .replace("raw_capacity: 171.8GB", "raw_capacity: 2.15GB")
+}
+
+#[test]
+fn snia_pts_runs_every_cell_in_each_round_until_steady() {
+    let lab = TestLab::new();
+    lab.write("suites/pts.yaml", &pts_suite("20ms", None));
+    lab.write("drives/x25m.yaml", &small_x25m());
+    lab.sim_drive("sim", "Sim", "1", 4);
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifests: Vec<serde_json::Value> = lab
+        .stored_manifests()
+        .iter()
+        .map(|p| {
+            serde_json::from_slice(&fs::read(lab.path().join("results").join(p)).unwrap()).unwrap()
+        })
+        .collect();
+    for drive in ["sim", "x25m"] {
+        let cells: Vec<&serde_json::Value> =
+            manifests.iter().filter(|m| m["drive"] == drive).collect();
+        assert_eq!(cells.len(), 56, "{drive}: 8 block sizes × 7 mixes");
+        // Every cell ran the same rounds, and shares the verdict of the tracked one.
+        let verdict = &cells[0]["outcome"]["steady_state"];
+        assert_eq!(verdict["tracked"], "iops of bs-4k_wr-100");
+        let rounds = cells[0]["outcome"]["rounds"].as_array().unwrap().len();
+        for c in &cells {
+            let v = &c["outcome"]["steady_state"];
+            assert_eq!(v["window_last"], verdict["window_last"], "{drive}");
+            assert_eq!(v["reached"], verdict["reached"], "{drive}");
+            assert_eq!(c["outcome"]["rounds"].as_array().unwrap().len(), rounds);
+            // Its rounds back to back on its own clock, a round each 20 ms and the time
+            // its last I/Os took to complete.
+            let end = c["outcome"]["end_ns"].as_u64().unwrap();
+            assert!(end >= rounds as u64 * 20_000_000, "{end}");
+            let last = c["outcome"]["rounds"][rounds - 1]["end_ns"]
+                .as_u64()
+                .unwrap();
+            assert_eq!(end, last);
+        }
+        assert_eq!(verdict["window_last"].as_u64().unwrap() as usize, rounds);
+        assert_eq!(
+            verdict["window_first"].as_u64().unwrap() as usize,
+            rounds - 4
+        );
+        eprintln!("{drive}: {rounds} rounds, reached {}", verdict["reached"]);
+    }
+    // Neither drive ages over these short rounds (the X25-M's 4 KiB writes are bound by its
+    // controller's time per write, not yet by garbage collection): steady at the first
+    // window, the fifth round.
+    let rounds_of = |drive: &str| {
+        manifests
+            .iter()
+            .find(|m| m["drive"] == drive && m["variant"] == "bs-4k_wr-100")
+            .unwrap()["outcome"]["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["iops"].as_f64().unwrap())
+            .collect::<Vec<f64>>()
+    };
+    assert_eq!(rounds_of("sim").len(), 5);
+    let x25m = rounds_of("x25m");
+    assert_eq!(x25m.len(), 5, "{x25m:?}");
+    // The figures are the window's: the summary's IOPS of the tracked cell is the mean of
+    // its window rounds' (equal rounds: the same length each).
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&lab.roundup(&["summary", "--json"]))).unwrap();
+    let row = |drive: &str, variant: &str| {
+        rows.iter()
+            .find(|r| r["drive"] == drive && r["variant"] == variant)
+            .unwrap()
+            .clone()
+    };
+    let window = &x25m[x25m.len() - 5..];
+    let mean = window.iter().sum::<f64>() / 5.0;
+    let iops = row("x25m", "bs-4k_wr-100")["iops"].as_f64().unwrap();
+    assert!((iops / mean - 1.0).abs() < 0.02, "{iops} {mean}");
+    // Reads of 4 KiB outrun writes of 4 KiB, and 512 B reads outrun 1 MiB reads, in I/Os.
+    let iops_of = |d: &str, v: &str| row(d, v)["iops"].as_f64().unwrap();
+    assert!(iops_of("x25m", "bs-4k_wr-0") > 2.0 * iops_of("x25m", "bs-4k_wr-100"));
+    assert!(iops_of("sim", "bs-512b_wr-0") > 5.0 * iops_of("sim", "bs-1m_wr-0"));
+    // The site: a heat map and its table per drive on the suite page, the reviewed drive's
+    // on its page; of the 56 cells only the tracked one has a bar chart.
+    let out = lab.roundup(&["render", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = fs::read_to_string(lab.path().join("site/suites/pts.html")).unwrap();
+    for d in ["sim", "x25m"] {
+        assert!(
+            page.contains(&format!("id=\"pts-iops.heatmap.{d}\"")),
+            "{d}"
+        );
+    }
+    assert!(page.contains("id=\"pts-iops.bs-4k_wr-100\""));
+    assert!(!page.contains("id=\"pts-iops.bs-4k_wr-0\""));
+    assert!(
+        !page.contains("id=\"pts-iops.bs.wr-0\""),
+        "no sweeps: the grid has them"
+    );
+    assert!(page.contains(">100&#x2F;0</th>") && page.contains(">0&#x2F;100</th>"));
+    assert!(page.contains("read/write mix, %"));
+    let csv = fs::read_to_string(
+        lab.path()
+            .join("site/charts/suites/pts/pts-iops.heatmap.x25m.csv"),
+    )
+    .unwrap();
+    assert_eq!(csv.lines().count(), 1 + 56);
+    let cell = csv.lines().find(|l| l.starts_with("x25m,4k,100,")).unwrap();
+    assert_eq!(
+        cell.rsplit(',').next().unwrap(),
+        roundup::units::figure(iops)
+    );
+    let drive_page = fs::read_to_string(lab.path().join("site/drives/x25m.html")).unwrap();
+    assert!(drive_page.contains("id=\"pts.pts-iops.heatmap\""));
+}
+
+#[test]
+fn a_pts_cell_keeps_the_histogram_of_its_window_alone() {
+    // The same cells kept as rows (every round) and as a histogram (the window's only):
+    // the same figures.
+    let mut figures = Vec::new();
+    for samples in ["raw", "histogram"] {
+        let lab = TestLab::new();
+        lab.write("suites/pts.yaml", &pts_suite("10ms", Some(samples)));
+        lab.write("drives/x25m.yaml", &small_x25m());
+        let out = lab.roundup(&["run", "-q", "--test", "pts-iops"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let rows: Vec<serde_json::Value> =
+            serde_json::from_str(&stdout(&lab.roundup(&["summary", "--json"]))).unwrap();
+        let of = |v: &str| {
+            let r = rows.iter().find(|r| r["variant"] == v).unwrap();
+            (
+                r["iops"].as_f64().unwrap(),
+                r["lat_mean_us"].as_f64().unwrap(),
+                r["ios"].as_u64().unwrap(),
+            )
+        };
+        figures.push([of("bs-4k_wr-100"), of("bs-128k_wr-35")]);
+    }
+    for (raw, hist) in figures[0].iter().zip(&figures[1]) {
+        assert_eq!(raw.2, hist.2, "the window's I/Os");
+        assert!((raw.0 / hist.0 - 1.0).abs() < 0.01, "{raw:?} {hist:?}");
+        assert!((raw.1 / hist.1 - 1.0).abs() < 1e-9, "{raw:?} {hist:?}");
+    }
+}
+
+#[test]
+fn bursts_idle_for_their_duty_cycle_and_are_measured_while_busy() {
+    let lab = TestLab::new();
+    lab.write(
+        "suites/burst.yaml",
+        "name: burst\ntitle: Burst\nseed: 4\ntests:
+  - id: steady
+    title: 4KB Random Read
+    operation: read
+    pattern: random
+    block_size: 4KiB
+    span: 16MiB
+    queue_depth: 1
+    count: 2048
+    metric: mb_per_s
+  - id: burst
+    title: 4KB Random Read, bursts
+    operation: read
+    pattern: random
+    block_size: 4KiB
+    span: 16MiB
+    queue_depth: 1
+    count: 2048
+    burst: {size: 1MiB, duty_cycle: 20%}
+    metric: mb_per_s
+",
+    );
+    lab.sim_drive("sim", "Sim", "1", 4);
+    lab.file_drive("scratch", "16MiB");
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifest = |drive: &str, test: &str| -> serde_json::Value {
+        let dir = if drive == "sim" { "1" } else { "unknown" };
+        let p = lab.path().join(format!(
+            "results/drive={drive}/firmware={dir}/suite=burst/test={test}/variant=base/repeat=1/manifest.json"
+        ));
+        serde_json::from_slice(&fs::read(p).unwrap()).unwrap()
+    };
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&lab.roundup(&["summary", "--json"]))).unwrap();
+    let mbps = |d: &str, t: &str| {
+        rows.iter()
+            .find(|r| r["drive"] == d && r["test"] == t)
+            .unwrap()["mb_per_s"]
+            .as_f64()
+            .unwrap()
+    };
+    for drive in ["sim", "scratch"] {
+        let m = manifest(drive, "burst");
+        let b = &m["outcome"]["burst"];
+        // 2048 reads of 4 KiB: eight bursts of 1 MiB.
+        assert_eq!(b["bursts"], 8, "{drive}: {b}");
+        let (busy, idle) = (
+            b["busy_ns"].as_f64().unwrap(),
+            b["idle_ns"].as_f64().unwrap(),
+        );
+        // Four times each burst's time idle after it, but the last (the test ends there):
+        // exactly 3.5 times the bursts' time on the simulated drive, whose bursts take
+        // the same time each; a real one's vary.
+        if drive == "sim" {
+            assert!((idle / busy - 3.5).abs() < 1e-3, "{drive}: {b}");
+        } else {
+            assert!(idle > busy, "{drive}: {b}");
+        }
+        // The queue's clock shows the idle time spent.
+        let end = m["outcome"]["end_ns"].as_f64().unwrap();
+        assert!(end > (busy + idle) * 0.98, "{drive}: {end} {b}");
+        eprintln!(
+            "{drive}: {} MB/s in bursts, {} MB/s steady",
+            mbps(drive, "burst"),
+            mbps(drive, "steady")
+        );
+    }
+    // The simulated drive reads at the same speed in bursts as without them: its figure is
+    // over the bursts' time, not the idle time.
+    let (burst, steady) = (mbps("sim", "burst"), mbps("sim", "steady"));
+    assert!((burst / steady - 1.0).abs() < 0.02, "{burst} {steady}");
+    // Bad input, at file:line:column.
+    for (change, message) in [
+        ("duty_cycle: 20%", "duty_cycle: 0%"),
+        ("duty_cycle: 20%", "duty_cycle: 1.5"),
+    ] {
+        let text = fs::read_to_string(lab.path().join("suites/burst.yaml"))
+            .unwrap()
+            .replace(change, message);
+        lab.write("suites/bad.yaml", &text.replace("name: burst", "name: bad"));
+        let err = stderr(&lab.roundup(&["check"]));
+        assert!(
+            err.contains("suites/bad.yaml:22:")
+                && err.contains("expected a share of the time above 0%"),
+            "{err}"
+        );
+    }
+    fs::remove_file(lab.path().join("suites/bad.yaml")).unwrap();
+    for (test, message) in [
+        ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, rate: 100 IOPS, burst: {size: 1MiB, duty_cycle: 20%}}", "burst: expected without `rate` and `steady_state`"),
+        ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, duration: 1s, metric: iops, steady_state: {max_rounds: 5, round_major: bs-8k}, variants: {block_size: [4KiB, 16KiB]}}", "steady_state.round_major: expected one of the test's variants (bs-4k, bs-16k), found `bs-8k`"),
+        ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, duration: 1s, metric: iops, steady_state: {max_rounds: 5, round_major: base}}", "steady_state.round_major: a round runs every variant of the test"),
+        ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, duration: 1s, metric: iops, repeats: 2, steady_state: {max_rounds: 5, round_major: bs-4k}, variants: {block_size: [4KiB, 16KiB]}}", "repeats: a round-major test runs every variant in each of its rounds"),
+        ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, duration: 1s, metric: iops, samples: both, steady_state: {max_rounds: 5, round_major: bs-4k}, variants: {block_size: [4KiB, 16KiB]}}", "samples: a round-major test keeps"),
+    ] {
+        lab.write(
+            "suites/bad.yaml",
+            &format!("name: bad\ntitle: Bad\ntests:\n  - {test}\n"),
+        );
+        let err = stderr(&lab.roundup(&["check"]));
+        assert!(err.contains("suites/bad.yaml:4:") && err.contains(message), "{err}");
+    }
 }

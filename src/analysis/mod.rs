@@ -426,9 +426,17 @@ fn assemble(
 ) -> JobSummary {
     let pct = |p: f64| quantile_ns(p) / 1e3;
     let total = pass.ops[0].plus(&pass.ops[1]);
-    let interval_s = match window {
-        Some((a, b)) => b.saturating_sub(a) as f64 / 1e9,
-        None => total.last.saturating_sub(total.first) as f64 / 1e9,
+    // A test in bursts is measured over its bursts' time, not the idle time between them.
+    let busy = job
+        .manifest
+        .outcome
+        .burst
+        .map(|b| b.busy_ns)
+        .filter(|b| *b > 0);
+    let interval_s = match (window, busy) {
+        (Some((a, b)), _) => b.saturating_sub(a) as f64 / 1e9,
+        (None, Some(busy)) => busy as f64 / 1e9,
+        (None, None) => total.last.saturating_sub(total.first) as f64 / 1e9,
     };
     let rate = |x: f64| {
         if interval_s > 0.0 {

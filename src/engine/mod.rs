@@ -86,6 +86,26 @@ pub struct Outcome {
     /// For a replay: what playback changed, and how late timed issues were.
     #[serde(default)]
     pub replay: Option<ReplayReport>,
+    /// The I/Os in flight on average over the measured part, as the device saw them: the
+    /// measured I/Os' latencies summed over its length (Little's law). Below the queue
+    /// depth where the engine leaves completed slots empty for a while.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_depth: Option<f64>,
+    /// For a test in bursts: how many, and the time busy and idle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<BurstReport>,
+}
+
+/// What a test in bursts did: its figures are over `busy_ns`, the bursts' time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct BurstReport {
+    /// Bursts begun in the measured part (the last may be cut short by the test's end).
+    pub bursts: u64,
+    /// From each measured burst's first submit to its last completion, summed (ns); the
+    /// longest of the loops' where there are several.
+    pub busy_ns: u64,
+    /// Idle time between them (ns).
+    pub idle_ns: u64,
 }
 
 /// A progress report, sent every few thousand I/Os.
@@ -143,6 +163,8 @@ struct LoopResult {
     lag_max_ns: u64,
     late: u64,
     qd_sum: u64,
+    /// The measured I/Os' latencies, summed (ns).
+    latency_sum_ns: u128,
 }
 
 /// What the engine runs: one job's workload over `span` bytes of the target, with the
@@ -351,13 +373,25 @@ fn combine(results: Vec<Result<LoopResult>>) -> Result<LoopResult> {
         };
         total.probe_in += r.probe_in;
         total.probe_out += r.probe_out;
+        total.latency_sum_ns += r.latency_sum_ns;
         if total.out.replay.is_none() {
             total.out.replay = r.out.replay;
+        }
+        if let Some(b) = r.out.burst {
+            let t = total.out.burst.get_or_insert_with(BurstReport::default);
+            t.bursts += b.bursts;
+            t.busy_ns = t.busy_ns.max(b.busy_ns);
+            t.idle_ns = t.idle_ns.max(b.idle_ns);
         }
     }
     total.out.measured_ns = first
         .map(|f| total.last_done.saturating_sub(f))
         .unwrap_or(0);
+    // Rounded to a thousandth, so that it reads the same in every manifest.
+    total.out.mean_depth = (total.out.measured_ns > 0).then(|| {
+        let depth = total.latency_sum_ns as f64 / total.out.measured_ns as f64;
+        (depth * 1000.0).round() / 1000.0
+    });
     Ok(total)
 }
 
@@ -418,6 +452,10 @@ struct Loop<'a> {
     held: Option<Held>,
     writes: u64,
     probes: u32,
+    /// Bytes issued in the current burst, when it began, and when the next may begin.
+    burst_bytes: u64,
+    burst_start: Option<u64>,
+    resume_at: Option<u64>,
 }
 
 /// One engine loop: keeps `depth` requests from `source` in flight on `queue`.
@@ -482,7 +520,44 @@ impl<'a> Loop<'a> {
             held: None,
             writes: 0,
             probes: 0,
+            burst_bytes: 0,
+            burst_start: None,
+            resume_at: None,
         }
+    }
+
+    /// In a test in bursts: `Some(when)` the next burst begins if the loop must wait for
+    /// it (idle, or the current burst draining: `Some(now)`), `None` to go on issuing.
+    fn burst_wait(&mut self, now: u64, end_ns: Option<u64>) -> Option<u64> {
+        let b = self.w.burst?;
+        if let Some(t) = self.resume_at {
+            if now < t {
+                return Some(end_ns.map_or(t, |e| t.min(e)));
+            }
+            self.resume_at = None;
+        }
+        if self.burst_bytes < b.bytes {
+            return None;
+        }
+        if self.outstanding > 0 {
+            return Some(now);
+        }
+        // The burst is done: idle for as long as makes it `duty_cycle` of the time.
+        let start = self.burst_start.take().unwrap_or(now);
+        let busy = now.saturating_sub(start);
+        let idle = (busy as f64 * (1.0 / b.duty_cycle - 1.0)).round() as u64;
+        self.burst_bytes = 0;
+        if start >= self.w.warmup_ns {
+            let report = self.r.out.burst.get_or_insert_with(BurstReport::default);
+            report.bursts += 1;
+            report.busy_ns += busy;
+            report.idle_ns += idle;
+        }
+        if idle == 0 {
+            return None;
+        }
+        self.resume_at = Some(now + idle);
+        Some(end_ns.map_or(now + idle, |e| (now + idle).min(e)))
     }
 
     /// When issuing stops: the steady-state tracker's end (the leader moves it on at each
@@ -522,6 +597,12 @@ impl<'a> Loop<'a> {
             {
                 self.issuing = false;
                 break;
+            }
+            match self.burst_wait(now, end_ns) {
+                // Draining the burst: wait for completions.
+                Some(t) if t == now => break,
+                Some(t) => return Ok(Some(t)),
+                None => {}
             }
             let due = match self.held {
                 Some(h) => h.due,
@@ -596,6 +677,10 @@ impl<'a> Loop<'a> {
             self.measured_issued += 1;
             self.r.first_measured.get_or_insert(now);
         }
+        if self.w.burst.is_some() {
+            self.burst_start.get_or_insert(now);
+            self.burst_bytes += req.len as u64;
+        }
         self.outstanding += 1;
         self.r.qd_sum += self.outstanding as u64;
         self.inflight[slot as usize] = Some(InFlight {
@@ -629,6 +714,7 @@ impl<'a> Loop<'a> {
             if submit_ns >= self.w.warmup_ns {
                 r.out.ios += 1;
                 r.out.bytes += req.len as u64;
+                r.latency_sum_ns += latency_ns as u128;
                 sink.push(Sample {
                     seq: req.seq,
                     op: req.op,
@@ -677,6 +763,12 @@ impl<'a> Loop<'a> {
     fn finish(self, source: &dyn IoSource, queue: &dyn IoQueue) -> LoopResult {
         let mut r = self.r;
         r.out.end_ns = queue.now();
+        // A burst the test's end cut short counts its time busy.
+        if let Some(start) = self.burst_start.filter(|s| *s >= self.w.warmup_ns) {
+            let report = r.out.burst.get_or_insert_with(BurstReport::default);
+            report.bursts += 1;
+            report.busy_ns += r.last_done.saturating_sub(start);
+        }
         r.out.replay = source.replay_report().map(|mut rep| {
             if self
                 .w

@@ -11,6 +11,7 @@ mod fill;
 mod format;
 mod output;
 mod pairs;
+mod pts;
 mod site;
 mod sweeps;
 mod timing;

@@ -16,6 +16,7 @@ use super::context::{
 };
 use super::fill::{fill_chart, has_fill};
 use super::pairs::{pair_ctx, pairs, Pair};
+use super::pts::{grid, round_major};
 use super::sweeps::{sweep_chart, sweeps};
 use super::{compare, timing, Options, Report};
 
@@ -206,16 +207,42 @@ impl<'a> Site<'a> {
             let suite_pairs = pairs(&self.figures, name);
             let suite_sweeps = sweeps(&self.figures, name);
             let mut shown_pairs = BTreeSet::new();
+            let rounds = round_major(self.lab, name);
+            let suite_figures: Vec<TestFigures> = self
+                .figures
+                .iter()
+                .filter(|f| &f.suite == name)
+                .cloned()
+                .collect();
             for (slot, f) in suite_slots(&self.figures, name) {
+                // A round-major test: a heat map per drive at its tracked variant, whose
+                // charts follow; its other variants are in the grid.
+                if let Some(tracked) = rounds.get(&f.test) {
+                    if &f.variant != tracked {
+                        continue;
+                    }
+                    if let Some(g) = grid(&suite_figures, &f.test, tracked) {
+                        for (drive, drive_name) in g.drives() {
+                            let id = format!("{}.heatmap.{drive}", g.test);
+                            let fig = g.figure(&drive, &drive_name, &id)?;
+                            charts.push(fig.into_ctx(notes, report, &page));
+                        }
+                    }
+                }
+                // A round-major test's grid stands for its sweeps and pairs.
+                let gridded = rounds.contains_key(&f.test);
                 for s in suite_sweeps
                     .iter()
-                    .filter(|s| s.points[0].figures.test == f.test)
+                    .filter(|s| !gridded && s.points[0].figures.test == f.test)
                 {
                     if shown_pairs.insert(s.id.clone()) {
                         charts.push(sweep_chart(s, &s.id, None).into_ctx(notes, report, &page)?);
                     }
                 }
-                for p in suite_pairs.iter().filter(|p| p.a.test == f.test) {
+                for p in suite_pairs
+                    .iter()
+                    .filter(|p| !gridded && p.a.test == f.test)
+                {
                     if shown_pairs.insert(p.id.clone()) {
                         charts.push(pair_ctx(p, None, notes, report, &page)?);
                     }
@@ -270,9 +297,28 @@ impl<'a> Site<'a> {
                 let suite_pairs = pairs(&self.figures, suite);
                 let suite_sweeps = sweeps(&self.figures, suite);
                 let mut shown_pairs = BTreeSet::new();
+                let rounds = round_major(self.lab, suite);
+                let suite_figures: Vec<TestFigures> = self
+                    .figures
+                    .iter()
+                    .filter(|f| &f.suite == suite)
+                    .cloned()
+                    .collect();
                 for (slot, f) in drive_slots(&self.figures, suite, &row.id) {
+                    if let Some(tracked) = rounds.get(&f.test) {
+                        if &f.variant != tracked {
+                            continue;
+                        }
+                        if let Some(g) = grid(&suite_figures, &f.test, tracked) {
+                            let id = format!("{suite}.{}.heatmap", g.test);
+                            let fig = g.figure(&row.id, &row.name, &id)?;
+                            results.push(fig.into_ctx(notes, report, &page));
+                        }
+                    }
+                    let gridded = rounds.contains_key(&f.test);
                     for s in suite_sweeps.iter().filter(|s| {
-                        s.points[0].figures.test == f.test
+                        !gridded
+                            && s.points[0].figures.test == f.test
                             && s.points
                                 .iter()
                                 .any(|p| p.figures.bars.iter().any(|b| b.drive == row.id))
@@ -285,7 +331,9 @@ impl<'a> Site<'a> {
                         }
                     }
                     for p in suite_pairs.iter().filter(|p| {
-                        p.a.test == f.test && p.matched().iter().any(|(b, _)| b.drive == row.id)
+                        !gridded
+                            && p.a.test == f.test
+                            && p.matched().iter().any(|(b, _)| b.drive == row.id)
                     }) {
                         if shown_pairs.insert(p.id.clone()) {
                             let p = Pair {

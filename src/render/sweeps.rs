@@ -41,7 +41,7 @@ pub(super) struct Sweep<'a> {
 }
 
 /// A numeric dimension's value from its token in a variant id: `32`, `128k`, `2p5mbps`.
-fn token_value(dimension: &str, token: &str) -> Option<f64> {
+pub(super) fn token_value(dimension: &str, token: &str) -> Option<f64> {
     match dimension {
         "qd" | "t" | "wr" => token.parse::<u64>().ok().map(|v| v as f64),
         "bs" => {

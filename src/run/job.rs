@@ -26,17 +26,17 @@ pub(crate) struct JobToRun<'a> {
     pub store: bool,
 }
 
-fn now_rfc3339() -> String {
+pub(super) fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// What the engine did in a stored job, for its manifest.
-struct Measured {
-    ran: engine::Ran,
-    engine: EngineChoice,
-    precondition: Option<PreconditionRecord>,
-    started_at: Option<String>,
-    written: store::Written,
+pub(super) struct Measured {
+    pub ran: engine::Ran,
+    pub engine: EngineChoice,
+    pub precondition: Option<PreconditionRecord>,
+    pub started_at: Option<String>,
+    pub written: store::Written,
 }
 
 /// Runs one job on its drive's target: stored (its earlier results replaced only once the
@@ -122,7 +122,12 @@ pub(crate) fn run_job(ctx: &RunContext, drive: &mut DriveRun, planned: &JobToRun
 
 /// The manifest of a stored job: what ran, on what, from which files, and what it
 /// measured; a simulated drive's records no host or wall clock.
-fn manifest(ctx: &RunContext, drive: &DriveRun, planned: &JobToRun, m: Measured) -> JobManifest {
+pub(super) fn manifest(
+    ctx: &RunContext,
+    drive: &DriveRun,
+    planned: &JobToRun,
+    m: Measured,
+) -> JobManifest {
     let job = planned.checked.job;
     let suite = &ctx.lab.suites[&job.suite];
     let info = drive.target.info().clone();
@@ -187,7 +192,7 @@ fn manifest(ctx: &RunContext, drive: &DriveRun, planned: &JobToRun, m: Measured)
 }
 
 /// Purges and fills the span as the test asks, before its first repeat.
-fn precondition(
+pub(super) fn precondition(
     target: &mut dyn Target,
     job: &Job,
     span: u64,

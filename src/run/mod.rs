@@ -10,10 +10,12 @@
 //!
 //! The stages of a run, a file each: [`preflight`] (every target probed, every job checked
 //! against it, traces read), [`schedule`] (what to do with each job of a drive, and which
-//! drive runs when), [`job`] (one job on its target, into the store).
+//! drive runs when), [`job`] (one job on its target, into the store), [`rounds`] (a
+//! round-major test's variants, a round of each in turn).
 
 mod job;
 mod preflight;
+mod rounds;
 mod schedule;
 
 pub use preflight::{check_workload, preflight, Misfit};

@@ -403,13 +403,32 @@ fn look_at<'a>(
     let (info, target) = match probe(writes) {
         Ok(probed) => probed,
         Err(refused) => {
-            checker.problems.push(refused.to_string());
             // A target refused for writing (a device holding data, a file roundup did not
             // create) is still described read-only, so that the same look finds whatever
             // else would stop the run: the reviewer mends it all at once.
             match writes.then(|| probe(false)) {
-                Some(Ok(probed)) => probed,
-                _ => return None,
+                Some(Ok(probed)) => {
+                    // Refused for writing only: said at the first test that writes.
+                    let first = drive.jobs.iter().find(|j| j.workload.writes());
+                    match first {
+                        Some(job) => checker.misfit(
+                            job,
+                            Misfit {
+                                key: writing_key(&job.workload),
+                                message: format!(
+                                    "this test writes to drive {}, and roundup may not: {refused}",
+                                    job.drive
+                                ),
+                            },
+                        ),
+                        None => checker.problems.push(refused.to_string()),
+                    }
+                    probed
+                }
+                _ => {
+                    checker.problems.push(refused.to_string());
+                    return None;
+                }
             }
         }
     };
@@ -418,6 +437,20 @@ fn look_at<'a>(
     }
     checker.check(&info, drive);
     target
+}
+
+/// The key of a test that says it writes: a fill's `passes`, a writing `operation`, else
+/// its `precondition` (or, for a replay, its `trace`).
+fn writing_key(w: &Workload) -> &'static str {
+    if matches!(w.length, crate::workload::Length::Passes(_)) {
+        "passes"
+    } else if w.operation.writes() && w.replay.is_none() {
+        "operation"
+    } else if w.replay.is_some() {
+        "trace"
+    } else {
+        "precondition"
+    }
 }
 
 /// Opens every drive the preflight passed (`built`: the simulated ones it built, taken as

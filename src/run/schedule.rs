@@ -19,7 +19,7 @@ use crate::target::{self, Target};
 use crate::workload::TraceInput;
 
 use super::preflight::{trace_file, CheckedJob, Firmware};
-use super::{job, FailedJob, RunContext, RunOptions, RunSummary};
+use super::{job, rounds, FailedJob, RunContext, RunOptions, RunSummary};
 
 /// What a run does with one job of a drive.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,6 +75,16 @@ fn actions(jobs: &[JobKind], complete: &[bool], simulated: bool) -> Vec<Action> 
         start += suite.len();
     }
     out
+}
+
+/// What to do with a round-major test's variants, which run together: store them all if
+/// any is to be stored (a round runs every one), else what the first says.
+fn group_action(actions: &[Action]) -> Action {
+    if actions.contains(&Action::Store) {
+        Action::Store
+    } else {
+        actions[0]
+    }
 }
 
 /// The hash `--resume` compares: the planned job and its drive file, the SHA-256 of the
@@ -322,16 +332,33 @@ impl<'a> DriveRun<'a> {
         // The suite the simulated drive's state comes from, once a job has run on it.
         let mut state_of: Option<&str> = None;
         let mut broken: Option<BrokenSuite> = None;
-        for ((checked, hash), action) in jobs.iter().zip(&plan.hashes).zip(plan.actions) {
+        let actions = plan.actions;
+        let mut k = 0;
+        while k < jobs.len() {
+            let (checked, hash) = (&jobs[k], &plan.hashes[k]);
             let job = checked.job;
+            // A round-major test's variants run as one: all of them if any is to be stored.
+            let group_len = if job.round_major.is_some() {
+                jobs[k..]
+                    .iter()
+                    .take_while(|c| c.job.suite == job.suite && c.job.test == job.test)
+                    .count()
+            } else {
+                1
+            };
+            let action = group_action(&actions[k..k + group_len]);
+            let group = k..k + group_len;
+            k += group_len;
             if shared.halted() {
                 return;
             }
             let store = match action {
                 Action::Nothing => continue,
                 Action::Keep => {
-                    ctx.obs.job_skipped(job);
-                    shared.record(|s| s.skipped += 1);
+                    for g in group.clone() {
+                        ctx.obs.job_skipped(jobs[g].job);
+                    }
+                    shared.record(|s| s.skipped += group.len());
                     continue;
                 }
                 Action::Store => true,
@@ -340,14 +367,16 @@ impl<'a> DriveRun<'a> {
             if let Some(b) = broken.filter(|b| b.suite == job.suite) {
                 if store {
                     shared.record(|s| {
-                        s.failed.push(FailedJob {
-                            id: job.id.clone(),
-                            reason: format!(
-                                "not run: it starts from the state the jobs of {} before it \
-                                 leave the simulated drive in, and {} failed",
-                                b.suite, b.job
-                            ),
-                        })
+                        for g in group.clone() {
+                            s.failed.push(FailedJob {
+                                id: jobs[g].job.id.clone(),
+                                reason: format!(
+                                    "not run: it starts from the state the jobs of {} before \
+                                     it leave the simulated drive in, and {} failed",
+                                    b.suite, b.job
+                                ),
+                            })
+                        }
                     });
                 }
                 continue;
@@ -360,26 +389,48 @@ impl<'a> DriveRun<'a> {
                 }
             }
             state_of = Some(&job.suite);
-            let planned = job::JobToRun {
-                checked,
-                hash,
-                store,
+            let result = if group.len() > 1 {
+                let planned: Vec<job::JobToRun> = group
+                    .clone()
+                    .map(|g| job::JobToRun {
+                        checked: &jobs[g],
+                        hash: &plan.hashes[g],
+                        store,
+                    })
+                    .collect();
+                rounds::run_rounds(ctx, &mut self, &planned)
+            } else {
+                job::run_job(
+                    ctx,
+                    &mut self,
+                    &job::JobToRun {
+                        checked,
+                        hash,
+                        store,
+                    },
+                )
             };
-            match job::run_job(ctx, &mut self, &planned) {
-                Ok(()) => shared.record(|s| match action {
-                    Action::ForState { kept } => {
-                        ctx.obs.job_for_state(job, kept);
-                        s.for_state += 1;
-                        s.skipped += kept as usize;
+            match result {
+                Ok(()) => shared.record(|s| {
+                    for g in group.clone() {
+                        match action {
+                            Action::ForState { kept } => {
+                                ctx.obs.job_for_state(jobs[g].job, kept);
+                                s.for_state += 1;
+                                s.skipped += kept as usize;
+                            }
+                            _ => s.completed += 1,
+                        }
                     }
-                    _ => s.completed += 1,
                 }),
                 Err(Error::Interrupted) => {
                     shared.interrupted.store(true, Ordering::Relaxed);
                     return;
                 }
                 Err(e) => {
-                    shared.fail(ctx, job, &e);
+                    for g in group {
+                        shared.fail(ctx, jobs[g].job, &e);
+                    }
                     if simulated {
                         broken = Some(BrokenSuite {
                             suite: &job.suite,

@@ -13,7 +13,7 @@ mod manifest;
 pub mod merge;
 mod writer;
 
-pub use histogram::{Histogram, HISTOGRAM};
+pub use histogram::{Histogram, Recorder, HISTOGRAM};
 pub use manifest::{
     this_host, FileRef, HistogramRecord, Host, JobManifest, PreconditionRecord, MANIFEST_FORMAT,
     MANIFEST_FORMATS_READ,

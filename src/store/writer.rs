@@ -383,6 +383,23 @@ impl SampleWriter {
         }
     }
 
+    /// The histograms recorded since the last call (every sink dropped), taken out of the
+    /// writer: a round-major test keeps only its measurement window's and puts them back
+    /// with [`put_histograms`](Self::put_histograms).
+    pub fn take_histograms(&self) -> Vec<Recorder> {
+        self.recorders
+            .as_ref()
+            .and_then(|r| r.lock().ok().map(|mut r| std::mem::take(&mut *r)))
+            .unwrap_or_default()
+    }
+
+    /// Puts histograms back, for [`finish`](Self::finish) to write.
+    pub fn put_histograms(&self, recorders: Vec<Recorder>) {
+        if let Some(mut r) = self.recorders.as_ref().and_then(|r| r.lock().ok()) {
+            r.extend(recorders);
+        }
+    }
+
     /// Waits for the remaining samples, syncs the files and renames them into place; removes
     /// the file of a kind no longer kept (left by an earlier run of the job).
     pub fn finish(mut self) -> Result<Written> {

@@ -91,6 +91,10 @@ pub struct TestSpec {
     pub variants: Variants,
     /// The I/O engine for real targets, if the test names one.
     pub engine: Option<EngineChoice>,
+    /// A round-major steady-state test (SNIA PTS): each round runs every variant in turn,
+    /// and this variant's figure decides steady state for all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round_major: Option<String>,
 }
 
 #[cfg(test)]

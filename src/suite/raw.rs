@@ -6,8 +6,9 @@ use serde::{Deserialize, Deserializer};
 use crate::config::{checked_map, BlockSizes, Count, Duration, Fraction, Ident, QueueDepth, Size};
 use crate::io::EngineChoice;
 use crate::workload::{
-    Better, DataKind, Length, Metric, OfRepeats, Operation, Pattern, Precondition, RateLimit,
-    Remap, ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, TestKind, TraceRef, Workload,
+    Better, Burst, DataKind, Length, Metric, OfRepeats, Operation, Pattern, Precondition,
+    RateLimit, Remap, ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, SteadyStateKey,
+    TestKind, TraceRef, Workload,
 };
 
 use super::{TestSpec, Variants};
@@ -72,9 +73,11 @@ struct RawTest {
     #[serde(default)]
     precondition: Precondition,
     #[serde(default)]
-    steady_state: Option<SteadyState>,
+    steady_state: Option<SteadyStateKey>,
     #[serde(default)]
     rate: Option<RateLimit>,
+    #[serde(default)]
+    burst: Option<Burst>,
     #[serde(default)]
     samples: SampleKeep,
     #[serde(default)]
@@ -97,6 +100,13 @@ impl TestSpec {
             }
             TestKind::Replay => Some(raw.replay()?),
         };
+        if raw.burst.is_some() && (raw.rate.is_some() || raw.steady_state.is_some()) {
+            return Err(
+                "burst: expected without `rate` and `steady_state` (bursts set their own \
+                 pace: a burst, then idle time)"
+                    .into(),
+            );
+        }
         if replay.is_some() && raw.rate.is_some() {
             return Err(
                 "rate: expected only in a synthetic test (a replay issues at its \
@@ -104,7 +114,21 @@ impl TestSpec {
                     .into(),
             );
         }
-        if raw.steady_state.is_some() && raw.samples == SampleKeep::Histogram {
+        let round_major = raw
+            .steady_state
+            .as_ref()
+            .and_then(|s| s.round_major.clone());
+        if round_major.is_some() && raw.samples == SampleKeep::Both {
+            return Err(
+                "samples: a round-major test keeps a row per I/O of every round (`raw`) or \
+                 the histogram of its measurement window (`histogram`); expected one of them"
+                    .into(),
+            );
+        }
+        if raw.steady_state.is_some()
+            && round_major.is_none()
+            && raw.samples == SampleKeep::Histogram
+        {
             return Err(
                 "samples: a steady-state test reports its measurement window, which only \
                  the rows can cut out; expected `raw` or `both`"
@@ -143,7 +167,14 @@ impl TestSpec {
         let align = raw.align()?;
         raw.variants.check()?;
         raw.check_variants(replay.is_some())?;
-        Ok(TestSpec {
+        if round_major.is_some() && repeats > 1 {
+            return Err(
+                "repeats: a round-major test runs every variant in each of its rounds; \
+                        expected no repeats"
+                    .into(),
+            );
+        }
+        let spec = TestSpec {
             id: raw.id,
             title: raw.title,
             workload: Workload {
@@ -161,6 +192,7 @@ impl TestSpec {
                 compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
                 replay,
                 rate: raw.rate,
+                burst: raw.burst,
                 samples: raw.samples,
                 precondition: raw.precondition,
                 steady_state: raw.steady_state.map(|s| SteadyState {
@@ -168,7 +200,7 @@ impl TestSpec {
                         Metric::Iops | Metric::MbPerS => raw.metric,
                         _ => Metric::LatMeanUs,
                     },
-                    ..s
+                    ..s.spec
                 }),
             },
             repeats,
@@ -177,7 +209,38 @@ impl TestSpec {
             metric: raw.metric,
             variants: raw.variants,
             engine: raw.engine,
-        })
+            round_major,
+        };
+        spec.check_round_major()?;
+        Ok(spec)
+    }
+
+    /// A round-major test's tracked variant is one of its variants, of which it has two or
+    /// more.
+    fn check_round_major(&self) -> Result<(), String> {
+        let Some(track) = &self.round_major else {
+            return Ok(());
+        };
+        let ids: Vec<String> = self.expand().into_iter().map(|(v, _)| v.id).collect();
+        if ids.len() < 2 {
+            return Err(
+                "steady_state.round_major: a round runs every variant of the test; \
+                        expected `variants:` with two or more"
+                    .into(),
+            );
+        }
+        if !ids.contains(track) {
+            let shown = if ids.len() > 8 {
+                format!("{}, … {}", ids[..4].join(", "), ids[ids.len() - 1])
+            } else {
+                ids.join(", ")
+            };
+            return Err(format!(
+                "steady_state.round_major: expected one of the test's variants ({shown}), \
+                 found `{track}`"
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -237,6 +300,7 @@ impl RawTest {
             ("count", self.count.is_some()),
             ("passes", self.passes.is_some()),
             ("steady_state", self.steady_state.is_some()),
+            ("burst", self.burst.is_some()),
         ] {
             if given {
                 return Err(format!(

@@ -52,6 +52,69 @@ pub struct Workload {
     /// plan hash when `raw`.
     #[serde(skip_serializing_if = "SampleKeep::is_raw")]
     pub samples: SampleKeep,
+    /// Bursts with idle time between them (AnandTech's burst test). Absent from the plan
+    /// hash when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst: Option<Burst>,
+}
+
+/// Bursts of I/O with the drive idle between them: `bytes` issued, then, once they have
+/// completed, idle for as long as makes the burst `duty_cycle` of the time (AnandTech's
+/// burst test: 32 MB of QD1 4 KiB random reads at a 20% duty cycle). A test's figures are
+/// then its throughput while busy (the bursts' time, not the idle time).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Burst {
+    /// Bytes issued per burst.
+    pub bytes: u64,
+    /// The bursts' share of the time, above 0 and at most 1.
+    pub duty_cycle: f64,
+}
+
+/// A `burst:` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBurst {
+    size: crate::config::Size,
+    duty_cycle: DutyCycle,
+}
+
+/// A share of the time: `20%` or `0.2`, above 0 and at most 1.
+struct DutyCycle(f64);
+
+impl<'de> Deserialize<'de> for DutyCycle {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::config::scalar_text(d, "a share of the time such as 20%", |t| {
+            match crate::config::parse_fraction(t) {
+                Ok(f) if f > 0.0 => Ok(DutyCycle(f)),
+                _ => Err(format!(
+                    "expected a share of the time above 0% and at most 100% (or above 0 and \
+                     at most 1), found {t:?}"
+                )),
+            }
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Burst {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_map(d, "size and duty_cycle", |r: RawBurst| {
+            Ok(Burst {
+                bytes: r.size.0,
+                duty_cycle: r.duty_cycle.0,
+            })
+        })
+    }
+}
+
+impl Burst {
+    /// `in 32 MiB bursts, 20% of the time`.
+    pub fn label(&self) -> String {
+        format!(
+            "in {} bursts, {}% of the time",
+            SizeLabel(self.bytes),
+            crate::units::figure(self.duty_cycle * 100.0)
+        )
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -339,6 +402,7 @@ impl Workload {
             replay: None,
             rate: None,
             samples: SampleKeep::Raw,
+            burst: None,
         }
     }
 
@@ -405,11 +469,33 @@ struct RawSteadyState {
     max_rounds: Count,
     #[serde(default)]
     window: Option<Count>,
+    #[serde(default)]
+    round_major: Option<String>,
 }
 
-impl<'de> Deserialize<'de> for SteadyState {
+/// A test's `steady_state:`: the criteria, and for a round-major test (SNIA PTS: each round
+/// runs every variant in turn) the variant whose figure decides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SteadyStateKey {
+    /// Rounds, window and tracked figure.
+    pub spec: SteadyState,
+    /// The variant id tracked across rounds of every variant (`bs-4k_wr-100`).
+    pub round_major: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for SteadyStateKey {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        checked_map(d, "max_rounds and window", SteadyState::from_raw)
+        checked_map(
+            d,
+            "max_rounds, window and round_major",
+            |r: RawSteadyState| {
+                let round_major = r.round_major.clone();
+                Ok(SteadyStateKey {
+                    spec: SteadyState::from_raw(r)?,
+                    round_major,
+                })
+            },
+        )
     }
 }
 
@@ -713,6 +799,9 @@ impl Workload {
         }
         if let Some(r) = &self.rate {
             s.push_str(&format!(", offered at {}", r.label()));
+        }
+        if let Some(b) = &self.burst {
+            s.push_str(&format!(", {}", b.label()));
         }
         s
     }

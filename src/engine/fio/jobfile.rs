@@ -39,6 +39,13 @@ pub fn job_file(spec: &JobFileSpec) -> Result<String, String> {
                 .into(),
         );
     }
+    if w.burst.is_some() {
+        return Err(
+            "a test in bursts (idle for a share of each burst's time) does not run through \
+             fio, whose think time is fixed; use engine io_uring or psync"
+                .into(),
+        );
+    }
     let mut s = String::from("[global]\n");
     let mut line = |k: &str, v: &dyn std::fmt::Display| {
         let _ = writeln!(s, "{k}={v}");

@@ -1,14 +1,16 @@
 //! Charts drawn with plotters into SVG, measured with the bundled font so that the same
 //! figures give the same bytes on every machine: bar and paired-bar charts (`bars`), line
-//! and dot charts (`lines`), and their PNG exports (`png`). This module holds what they
-//! share: the fonts, the colours, text measured and fitted to its room, the heading, and
-//! the SVG document around a drawing.
+//! and dot charts (`lines`), heat maps (`heatmap`), and their PNG exports (`png`). This
+//! module holds what they share: the fonts, the colours, text measured and fitted to its
+//! room, the heading, and the SVG document around a drawing.
 
 mod bars;
+mod heatmap;
 mod lines;
 mod png;
 
 pub use bars::{percent, percent_change, BarChart, BarItem, PairChart, PairItem};
+pub use heatmap::HeatMap;
 pub use lines::{Axis, AxisScale, AxisValues, Band, LineChart, Mark, Rule, Series};
 pub use png::{fonts_js, to_png, PNG_WIDTH};
 
