@@ -2,7 +2,13 @@
 # roundup side by side with fio: the same jobs on the same targets in one run, alternating,
 # with the ratios roundup/fio of IOPS, QD1 mean latency and CPU time per I/O.
 #
-#   benches/vs-fio.sh [--runtime SECONDS] [--rounds N] [--targets file,zram,loop] [--out FILE]
+#   benches/vs-fio.sh [--runtime SECONDS] [--rounds N] [--targets file,zram,loop] [--jobs ID,...] [--out FILE]
+#
+# Jobs: 4 KiB random read and write at QD32 and QD1 reads, 128 KiB sequential reads at QD1,
+# and 4 KiB random read and write at QD32 × 4 threads (a ring each; fio: numjobs=4). The
+# mean depth column is IOPS × mean latency (Little's law) for both tools. roundup's labs
+# (its results: the samples it spills while a job runs) go to /dev/shm, off the disk under
+# test (--labs DIR).
 #
 # Needs root (zram, loop devices, /dev/cpu_dma_latency), fio (apt-get install fio) and a
 # release build. Both tools run with CPU idle states held off (/dev/cpu_dma_latency = 0, as

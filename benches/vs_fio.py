@@ -14,12 +14,15 @@ import time
 WORK = "/tmp/roundup-vs-fio"
 SPAN = 1 << 30  # 1 GiB on every target
 
-# (id, roundup operation, pattern, block size, queue depth, fio rw)
+# (id, roundup operation, pattern, block size, queue depth, fio rw, bytes, threads)
 JOBS = [
-    ("randread-4k-qd32", "read", "random", "4KiB", 32, "randread", 4096),
-    ("randread-4k-qd1", "read", "random", "4KiB", 1, "randread", 4096),
-    ("randwrite-4k-qd32", "write", "random", "4KiB", 32, "randwrite", 4096),
-    ("seqread-128k-qd1", "read", "sequential", "128KiB", 1, "read", 131072),
+    ("randread-4k-qd32", "read", "random", "4KiB", 32, "randread", 4096, 1),
+    ("randread-4k-qd1", "read", "random", "4KiB", 1, "randread", 4096, 1),
+    ("randwrite-4k-qd32", "write", "random", "4KiB", 32, "randwrite", 4096, 1),
+    ("seqread-128k-qd1", "read", "sequential", "128KiB", 1, "read", 131072, 1),
+    # Four threads of QD32 each (a ring each in roundup, a job each in fio).
+    ("randread-4k-qd32t4", "read", "random", "4KiB", 32, "randread", 4096, 4),
+    ("randwrite-4k-qd32t4", "write", "random", "4KiB", 32, "randwrite", 4096, 4),
 ]
 
 
@@ -77,16 +80,17 @@ def setup_targets(names):
     return targets, cleanup
 
 
-def make_lab(name, t, runtime):
-    lab = f"{WORK}/lab-{name}"
+def make_lab(name, t, runtime, labs):
+    lab = f"{labs}/lab-{name}"
     shutil.rmtree(lab, ignore_errors=True)
     os.makedirs(f"{lab}/suites")
     os.makedirs(f"{lab}/drives")
     tests = []
-    for jid, op, pattern, bs, qd, _, _ in JOBS:
+    for jid, op, pattern, bs, qd, _, _, threads in JOBS:
         tests.append(
             f"  - {{id: {jid}, title: {jid}, operation: {op}, pattern: {pattern}, block_size: {bs}, "
-            f"span: 1GiB, queue_depth: {qd}, duration: {runtime}s, metric: iops, data: incompressible}}"
+            f"span: 1GiB, queue_depth: {qd}, threads: {threads}, duration: {runtime}s, metric: iops, "
+            f"data: incompressible}}"
         )
     with open(f"{lab}/suites/bench.yaml", "w") as f:
         f.write("name: bench\ntitle: roundup vs fio\ntests:\n" + "\n".join(tests) + "\n")
@@ -105,20 +109,24 @@ def run_roundup(binary, lab, t, job, engine):
     _, cpu = timed(cmd)
     out, _ = timed([binary, "--lab", lab, "summary", "--json", "--test", job[0]])
     row = json.loads(out)[0]
-    return {"iops": row["iops"], "lat_us": row["lat_mean_us"], "ios": row["ios"], "cpu": cpu}
+    return {"iops": row["iops"], "lat_us": row["lat_mean_us"], "ios": row["ios"], "cpu": cpu,
+            "depth": row["iops"] * row["lat_mean_us"] / 1e6}
 
 
 def run_fio(t, job, runtime, engine):
-    jid, op, _, _, qd, rw, bs = job
+    jid, op, _, _, qd, rw, bs, threads = job
     cmd = [
         "fio", "--name", jid, "--filename", t["path"], "--direct=1", f"--ioengine={engine}",
         f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}", f"--size={SPAN}", "--time_based",
         f"--runtime={runtime}", "--norandommap", "--randrepeat=0", "--output-format=json",
+        f"--numjobs={threads}", "--group_reporting", "--thread",
     ]
     out, cpu = timed(cmd)
     j = json.loads(out)["jobs"][0]
     side = j["write"] if op == "write" else j["read"]
-    return {"iops": side["iops"], "lat_us": side["lat_ns"]["mean"] / 1e3, "ios": side["total_ios"], "cpu": cpu}
+    lat_us = side["lat_ns"]["mean"] / 1e3
+    return {"iops": side["iops"], "lat_us": lat_us, "ios": side["total_ios"], "cpu": cpu,
+            "depth": side["iops"] * lat_us / 1e6}
 
 
 def hold_cpu_latency():
@@ -141,6 +149,9 @@ def main():
     ap.add_argument("--runtime", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--targets", default="file,zram,loop")
+    ap.add_argument("--jobs", default=",".join(j[0] for j in JOBS), help="the job ids to run")
+    ap.add_argument("--labs", default="/dev/shm/roundup-vs-fio" if os.path.isdir("/dev/shm") else WORK,
+                    help="where roundup's labs (and results) go: off the disk under test")
     ap.add_argument("--engine", default="io_uring", choices=["io_uring", "psync"])
     ap.add_argument("--out", default=None, help="also write the table (Markdown) here")
     ap.add_argument("--allow-idle", action="store_true", help="do not hold /dev/cpu_dma_latency at 0")
@@ -154,8 +165,8 @@ def main():
     rows = []
     try:
         for name, t in targets.items():
-            lab = make_lab(name, t, a.runtime)
-            for job in JOBS:
+            lab = make_lab(name, t, a.runtime, a.labs)
+            for job in [j for j in JOBS if j[0] in a.jobs.split(",")]:
                 r, f = [], []
                 for _ in range(a.rounds):  # alternate, so drift hits both alike
                     r.append(run_roundup(a.roundup, lab, t, job, a.engine))
@@ -173,21 +184,24 @@ def main():
                     "lat_ratio": med(r, "lat_us") / med(f, "lat_us"),
                     "roundup_cpu_us_per_io": cpu_r, "fio_cpu_us_per_io": cpu_f,
                     "cpu_ratio": cpu_r / cpu_f,
+                    "roundup_depth": med(r, "depth"), "fio_depth": med(f, "depth"),
                 })
                 x = rows[-1]
                 print(f"{name:5} {job[0]:18} IOPS {x['roundup_iops']:>9.0f} vs {x['fio_iops']:>9.0f} "
                       f"({x['iops_ratio']:.3f}, spread {x['iops_ratio_spread']:.3f})  mean lat {x['roundup_lat_us']:.1f} vs "
                       f"{x['fio_lat_us']:.1f} µs ({x['lat_ratio']:.3f})  CPU/IO {cpu_r:.2f} vs {cpu_f:.2f} µs "
-                      f"({x['cpu_ratio']:.2f})", flush=True)
+                      f"({x['cpu_ratio']:.2f})  depth {x['roundup_depth']:.1f} vs {x['fio_depth']:.1f}", flush=True)
     finally:
         for c in reversed(cleanup):
             c()
         shutil.rmtree(WORK, ignore_errors=True)
-    table = ["| target | job | roundup IOPS | fio IOPS | IOPS ratio | mean latency ratio | CPU/IO roundup µs | CPU/IO fio µs | CPU ratio |",
-             "|---|---|---|---|---|---|---|---|---|"]
+        shutil.rmtree(a.labs, ignore_errors=True)
+    table = ["| target | job | roundup IOPS | fio IOPS | IOPS ratio (spread) | mean latency ratio | CPU/IO roundup µs | CPU/IO fio µs | CPU ratio | mean depth roundup / fio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for x in rows:
-        table.append(f"| {x['target']} | {x['job']} | {x['roundup_iops']:.0f} | {x['fio_iops']:.0f} | {x['iops_ratio']:.3f} | "
-                     f"{x['lat_ratio']:.3f} | {x['roundup_cpu_us_per_io']:.2f} | {x['fio_cpu_us_per_io']:.2f} | {x['cpu_ratio']:.2f} |")
+        table.append(f"| {x['target']} | {x['job']} | {x['roundup_iops']:.0f} | {x['fio_iops']:.0f} | {x['iops_ratio']:.3f} ({x['iops_ratio_spread']:.2f}) | "
+                     f"{x['lat_ratio']:.3f} | {x['roundup_cpu_us_per_io']:.2f} | {x['fio_cpu_us_per_io']:.2f} | {x['cpu_ratio']:.2f} | "
+                     f"{x['roundup_depth']:.1f} / {x['fio_depth']:.1f} |")
     print("\n".join(table))
     if a.out:
         with open(a.out, "w") as f:

@@ -86,9 +86,9 @@ pub struct Outcome {
     /// For a replay: what playback changed, and how late timed issues were.
     #[serde(default)]
     pub replay: Option<ReplayReport>,
-    /// The I/Os in flight on average over the measured part, as the device saw them: the
-    /// measured I/Os' latencies summed over its length (Little's law). Below the queue
-    /// depth where the engine leaves completed slots empty for a while.
+    /// The I/Os in flight on average over the measured part: the measured I/Os' latencies
+    /// summed over its length (Little's law). A latency runs to when the engine took the
+    /// completion, so it is the depth the engine kept, an upper bound on the device's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_depth: Option<f64>,
     /// For a test in bursts: how many, and the time busy and idle.
