@@ -8,6 +8,22 @@ use std::fs;
 
 use common::{stderr, stdout, TestLab};
 
+/// Each test (a YAML flow mapping) alone in a suite is an error at its line, with `message`.
+fn bad_tests(lab: &TestLab, cases: &[(&str, &str)]) {
+    for (test, message) in cases {
+        lab.write(
+            "suites/bad.yaml",
+            &format!("name: bad\ntitle: Bad\ntests:\n  - {test}\n"),
+        );
+        let err = stderr(&lab.roundup(&["check"]));
+        assert!(
+            err.contains("suites/bad.yaml:4:") && err.contains(message),
+            "{err}"
+        );
+    }
+    std::fs::remove_file(lab.path().join("suites/bad.yaml")).unwrap();
+}
+
 #[test]
 fn crystaldiskmark_runs_on_a_file_and_a_simulated_drive() {
     // The shipped suite, with shorter runs and a smaller test file.
@@ -76,20 +92,16 @@ fn crystaldiskmark_runs_on_a_file_and_a_simulated_drive() {
     assert_eq!(cells[0], roundup::units::figure(best), "{row}");
     assert_eq!(cells[1], roundup::units::figure(mean), "{row}");
     // Bad input: the best of one run, an interval of a day.
-    for (test, message) in [
+    bad_tests(
+        &lab,
+        &[
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, of_repeats: best}", "of_repeats: which figure of a test's repeats to show; expected with `repeats` of 2 or more"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, interval: 24h}", "interval: expected at most an hour"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, repeats: 2, of_repeats: peak}", "of_repeats"),
         ("{id: t, title: T, kind: replay, trace: t.trace, queue_depth: 4, span: 1MiB, metric: iops, max_idle: 25ms}", "max_idle: idle gaps are kept only in `mode: timed` playback"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 50, metric: lat_p99_us}", "metric: lat_p99_us needs 100 I/Os or more"),
-    ] {
-        lab.write(
-            "suites/bad.yaml",
-            &format!("name: bad\ntitle: Bad\ntests:\n  - {test}\n"),
-        );
-        let err = stderr(&lab.roundup(&["check"]));
-        assert!(err.contains("suites/bad.yaml:4:") && err.contains(message), "{err}");
-    }
+        ],
+    );
 }
 
 /// A suite of sweeps: queue depth (with a data pair beside it), write share and offered load.
@@ -637,18 +649,14 @@ fn bursts_idle_for_their_duty_cycle_and_are_measured_while_busy() {
         );
     }
     fs::remove_file(lab.path().join("suites/bad.yaml")).unwrap();
-    for (test, message) in [
+    bad_tests(
+        &lab,
+        &[
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, rate: 100 IOPS, burst: {size: 1MiB, duty_cycle: 20%}}", "burst: expected without `rate` and `steady_state`"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, duration: 1s, metric: iops, steady_state: {max_rounds: 5, round_major: bs-8k}, variants: {block_size: [4KiB, 16KiB]}}", "steady_state.round_major: expected one of the test's variants (bs-4k, bs-16k), found `bs-8k`"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, duration: 1s, metric: iops, steady_state: {max_rounds: 5, round_major: base}}", "steady_state.round_major: a round runs every variant of the test"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, duration: 1s, metric: iops, repeats: 2, steady_state: {max_rounds: 5, round_major: bs-4k}, variants: {block_size: [4KiB, 16KiB]}}", "repeats: a round-major test runs every variant in each of its rounds"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, duration: 1s, metric: iops, samples: both, steady_state: {max_rounds: 5, round_major: bs-4k}, variants: {block_size: [4KiB, 16KiB]}}", "samples: a round-major test keeps"),
-    ] {
-        lab.write(
-            "suites/bad.yaml",
-            &format!("name: bad\ntitle: Bad\ntests:\n  - {test}\n"),
-        );
-        let err = stderr(&lab.roundup(&["check"]));
-        assert!(err.contains("suites/bad.yaml:4:") && err.contains(message), "{err}");
-    }
+        ],
+    );
 }

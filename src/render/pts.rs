@@ -71,13 +71,19 @@ fn value_label(dimension: &str, value: f64, label: &str) -> String {
     }
 }
 
-/// The grid of `test` in `figures` (one suite's), where its variants have exactly two
-/// numeric dimensions and the tracked one has figures.
-pub(super) fn grid<'a>(figures: &'a [TestFigures], test: &str, tracked: &str) -> Option<Grid<'a>> {
+/// The grid of `suite`'s `test` in `figures`, where its variants have exactly two numeric
+/// dimensions and the tracked one has figures.
+pub(super) fn grid<'a>(
+    figures: &'a [TestFigures],
+    suite: &str,
+    test: &str,
+    tracked: &str,
+) -> Option<Grid<'a>> {
+    let of_test = |f: &&TestFigures| f.suite == suite && f.test == test;
     let mut axes: [BTreeMap<String, (f64, String)>; 2] = Default::default();
     let mut names: [String; 2] = Default::default();
     let mut cells = BTreeMap::new();
-    for f in figures.iter().filter(|f| f.test == test) {
+    for f in figures.iter().filter(of_test) {
         let set = settings(&f.variant);
         let labels: Vec<&str> = f.variant_label.split(", ").collect();
         if set.len() != 2 || labels.len() != 2 {
@@ -110,7 +116,8 @@ pub(super) fn grid<'a>(figures: &'a [TestFigures], test: &str, tracked: &str) ->
         columns: axis(1),
         tracked: figures
             .iter()
-            .find(|f| f.test == test && f.variant == tracked)?,
+            .filter(of_test)
+            .find(|f| f.variant == tracked)?,
         cells,
     })
 }

@@ -208,12 +208,6 @@ impl<'a> Site<'a> {
             let suite_sweeps = sweeps(&self.figures, name);
             let mut shown_pairs = BTreeSet::new();
             let rounds = round_major(self.lab, name);
-            let suite_figures: Vec<TestFigures> = self
-                .figures
-                .iter()
-                .filter(|f| &f.suite == name)
-                .cloned()
-                .collect();
             for (slot, f) in suite_slots(&self.figures, name) {
                 // A round-major test: a heat map per drive at its tracked variant, whose
                 // charts follow; its other variants are in the grid.
@@ -221,7 +215,7 @@ impl<'a> Site<'a> {
                     if &f.variant != tracked {
                         continue;
                     }
-                    if let Some(g) = grid(&suite_figures, &f.test, tracked) {
+                    if let Some(g) = grid(&self.figures, &f.suite, &f.test, tracked) {
                         for (drive, drive_name) in g.drives() {
                             let id = format!("{}.heatmap.{drive}", g.test);
                             let fig = g.figure(&drive, &drive_name, &id)?;
@@ -298,18 +292,12 @@ impl<'a> Site<'a> {
                 let suite_sweeps = sweeps(&self.figures, suite);
                 let mut shown_pairs = BTreeSet::new();
                 let rounds = round_major(self.lab, suite);
-                let suite_figures: Vec<TestFigures> = self
-                    .figures
-                    .iter()
-                    .filter(|f| &f.suite == suite)
-                    .cloned()
-                    .collect();
                 for (slot, f) in drive_slots(&self.figures, suite, &row.id) {
                     if let Some(tracked) = rounds.get(&f.test) {
                         if &f.variant != tracked {
                             continue;
                         }
-                        if let Some(g) = grid(&suite_figures, &f.test, tracked) {
+                        if let Some(g) = grid(&self.figures, &f.suite, &f.test, tracked) {
                             let id = format!("{suite}.{}.heatmap", g.test);
                             let fig = g.figure(&row.id, &row.name, &id)?;
                             results.push(fig.into_ctx(notes, report, &page));

@@ -109,10 +109,15 @@ impl<'de> Deserialize<'de> for Burst {
 impl Burst {
     /// `in 32 MiB bursts, 20% of the time`.
     pub fn label(&self) -> String {
+        let percent = self.duty_cycle * 100.0;
+        let percent = if (percent - libm::round(percent)).abs() < 1e-9 {
+            format!("{percent:.0}")
+        } else {
+            crate::units::figure(percent)
+        };
         format!(
-            "in {} bursts, {}% of the time",
-            SizeLabel(self.bytes),
-            crate::units::figure(self.duty_cycle * 100.0)
+            "in {} bursts, {percent}% of the time",
+            SizeLabel(self.bytes)
         )
     }
 }
