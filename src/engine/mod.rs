@@ -387,12 +387,17 @@ fn combine(results: Vec<Result<LoopResult>>) -> Result<LoopResult> {
     total.out.measured_ns = first
         .map(|f| total.last_done.saturating_sub(f))
         .unwrap_or(0);
-    // Rounded to a thousandth, so that it reads the same in every manifest.
-    total.out.mean_depth = (total.out.measured_ns > 0).then(|| {
-        let depth = total.latency_sum_ns as f64 / total.out.measured_ns as f64;
-        (depth * 1000.0).round() / 1000.0
-    });
+    total.out.mean_depth = mean_depth(total.latency_sum_ns, total.out.measured_ns);
     Ok(total)
+}
+
+/// The I/Os in flight on average over `measured_ns` whose latencies sum to `latency_sum_ns`
+/// (Little's law), rounded to a thousandth so that it reads the same in every manifest.
+pub fn mean_depth(latency_sum_ns: u128, measured_ns: u64) -> Option<f64> {
+    (measured_ns > 0).then(|| {
+        let depth = latency_sum_ns as f64 / measured_ns as f64;
+        (depth * 1000.0).round() / 1000.0
+    })
 }
 
 /// Adds a timed replay's issue `lag` (ns behind its deadline) to the loop's sums.

@@ -26,6 +26,17 @@ pub struct RoundFigures {
     pub lat_mean_us: f64,
 }
 
+impl RoundFigures {
+    /// The round's figure that `metric` tracks (mean latency for the latency metrics).
+    pub fn tracked(&self, metric: Metric) -> f64 {
+        match metric {
+            Metric::Iops => self.iops,
+            Metric::MbPerS => self.mb_per_s,
+            _ => self.lat_mean_us,
+        }
+    }
+}
+
 /// Whether and where steady state was reached.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -147,11 +158,7 @@ impl Tracker {
     }
 
     fn tracked(&self, f: &RoundFigures) -> f64 {
-        match self.spec.track {
-            Metric::Iops => f.iops,
-            Metric::MbPerS => f.mb_per_s,
-            _ => f.lat_mean_us,
-        }
+        f.tracked(self.spec.track)
     }
 
     /// Called by the leading loop as its clock advances: tests every round completed since

@@ -13,7 +13,6 @@ use crate::engine::{self, EngineJob, Outcome, Ran, Reporting, Sample, SampleSink
 use crate::error::Result;
 use crate::store::{self, Recorder, SampleWriter, MANIFEST};
 use crate::target::TargetKind;
-use crate::workload::Metric;
 
 use super::job::{manifest, precondition, JobToRun, Measured};
 use super::preflight::CheckedJob;
@@ -90,15 +89,6 @@ fn round_order(cells: &[&CheckedJob]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..cells.len()).collect();
     order.sort_by_key(|&k| rank(k));
     order
-}
-
-/// The tracked figure of one round.
-fn tracked(f: &RoundFigures, metric: Metric) -> f64 {
-    match metric {
-        Metric::MbPerS => f.mb_per_s,
-        Metric::Iops => f.iops,
-        _ => f.lat_mean_us,
-    }
 }
 
 /// Runs a round-major test's jobs (every variant of the test, in plan order) on the drive:
@@ -208,7 +198,7 @@ pub(crate) fn run_rounds(ctx: &RunContext, drive: &mut DriveRun, group: &[JobToR
         let series: Vec<f64> = cells[tracked_cell]
             .rounds
             .iter()
-            .map(|f| tracked(f, spec.track))
+            .map(|f| f.tracked(spec.track))
             .collect();
         if series.len() >= window && is_steady(&series[series.len() - window..]) {
             reached = Some(round);
@@ -227,11 +217,6 @@ pub(crate) fn run_rounds(ctx: &RunContext, drive: &mut DriveRun, group: &[JobToR
     Ok(())
 }
 
-/// Whether a cell keeps a row per I/O (all its rounds, the window cut out by the analysis).
-fn w_keeps_rows(planned: &JobToRun) -> bool {
-    planned.checked.job.workload.samples.rows()
-}
-
 /// Each round of a variant draws its own requests (SNIA's rounds are independent runs).
 fn engine_seed(seed: u64, round: u32) -> u64 {
     crate::rng::derive_seed(seed, &["round", &round.to_string()])
@@ -242,7 +227,8 @@ impl Cell<'_> {
     /// `window` rounds' (a round's rows cannot be cut out of it later).
     fn keep_window_histogram(&mut self, window: usize) {
         let Some(w) = &self.writer else { return };
-        if w_keeps_rows(self.planned) {
+        // Rows keep every round; the analysis cuts the window out of them.
+        if self.planned.checked.job.workload.samples.rows() {
             return;
         }
         self.window_histograms.push_back(w.take_histograms());
@@ -301,10 +287,7 @@ impl Cell<'_> {
             .min(n);
         let in_window = &self.rounds[n - window..];
         let mut out = self.out;
-        out.mean_depth = (out.measured_ns > 0).then(|| {
-            let depth = self.latency_sum_ns as f64 / out.measured_ns as f64;
-            (depth * 1000.0).round() / 1000.0
-        });
+        out.mean_depth = engine::mean_depth(self.latency_sum_ns, out.measured_ns);
         out.steady_state = Some(Verdict {
             reached: end.reached.is_some(),
             round: end.reached,

@@ -50,10 +50,15 @@ fn shade(t: f64) -> RGBColor {
 }
 
 impl HeatMap {
+    /// The smallest and the largest figure above zero (`lo > hi` where there is none).
+    fn extremes(&self) -> (f64, f64) {
+        let all = self.values.iter().flatten().flatten().filter(|v| **v > 0.0);
+        all.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)))
+    }
+
     /// Where a figure falls between the smallest and the largest, on a log scale.
     fn scale(&self) -> impl Fn(f64) -> f64 {
-        let all = self.values.iter().flatten().flatten().filter(|v| **v > 0.0);
-        let (lo, hi) = all.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+        let (lo, hi) = self.extremes();
         let (lo, hi) = (
             libm::log(lo.max(f64::MIN_POSITIVE)),
             libm::log(hi.max(f64::MIN_POSITIVE)),
@@ -132,12 +137,7 @@ impl HeatMap {
             }
             // The key: the shades from the smallest figure to the largest.
             let y = TOP + self.rows.len() as i32 * ROW + 8;
-            let (lo, hi) = self
-                .values
-                .iter()
-                .flatten()
-                .flatten()
-                .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+            let (lo, hi) = self.extremes();
             if lo <= hi {
                 let steps = 12;
                 let w = 16;
