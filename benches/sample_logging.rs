@@ -24,7 +24,7 @@ use roundup::store::SampleWriter;
 use roundup::target::{
     AlignedBuf, Completion, FileTarget, IoQueue, Target, TargetInfo, TargetKind,
 };
-use roundup::workload::{Length, Pattern, SampleKeep, Span, Workload};
+use roundup::workload::{IoOptions, Length, Pattern, SampleKeep, Span, Workload};
 
 /// Each engine loop's sample sink.
 type Sink<'a> = dyn Fn(u32) -> Box<dyn SampleSink + Send + 'a> + Sync + 'a;
@@ -192,6 +192,7 @@ impl Target for Paced {
         _threads: u32,
         _depth: u32,
         _engine: EngineChoice,
+        _io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
         Ok(vec![Box::new(PacedQueue {
             origin: std::time::Instant::now(),

@@ -14,7 +14,10 @@ import time
 WORK = "/tmp/roundup-vs-fio"
 SPAN = 1 << 30  # 1 GiB on every target
 
-# (id, roundup operation, pattern, block size, queue depth, fio rw, bytes, threads)
+# (id, roundup operation, pattern, block size, queue depth, fio rw, bytes, threads[, options])
+# options: "fixed" registers the buffers and the file (roundup's io_uring: {fixed_buffers,
+# fixed_files}, fio's fixedbufs and registerfiles); "pinned" also pins the threads, one CPU
+# each in turn (roundup's cpus: [0, 1], fio's cpus_allowed=0,1 with policy split).
 JOBS = [
     ("randread-4k-qd32", "read", "random", "4KiB", 32, "randread", 4096, 1),
     ("randread-4k-qd1", "read", "random", "4KiB", 1, "randread", 4096, 1),
@@ -23,7 +26,27 @@ JOBS = [
     # Four threads of QD32 each (a ring each in roundup, a job each in fio).
     ("randread-4k-qd32t4", "read", "random", "4KiB", 32, "randread", 4096, 4),
     ("randwrite-4k-qd32t4", "write", "random", "4KiB", 32, "randwrite", 4096, 4),
+    ("randread-4k-qd32-fixed", "read", "random", "4KiB", 32, "randread", 4096, 1, "fixed"),
+    ("randread-4k-qd32t4-fixed", "read", "random", "4KiB", 32, "randread", 4096, 4, "fixed"),
+    ("randread-4k-qd32t4-pinned", "read", "random", "4KiB", 32, "randread", 4096, 4, "pinned"),
 ]
+
+
+def options(job):
+    return job[8] if len(job) > 8 else ""
+
+
+ROUNDUP_OPTIONS = {
+    "": "",
+    "fixed": ", io_uring: {fixed_buffers: true, fixed_files: true}",
+    "pinned": ", io_uring: {fixed_buffers: true, fixed_files: true}, cpus: [0, 1]",
+}
+FIO_OPTIONS = {
+    "": [],
+    "fixed": ["--fixedbufs=1", "--registerfiles=1"],
+    "pinned": ["--fixedbufs=1", "--registerfiles=1", "--cpus_allowed=0,1",
+               "--cpus_allowed_policy=split"],
+}
 
 
 def sh(*cmd, check=True):
@@ -86,11 +109,12 @@ def make_lab(name, t, runtime, labs):
     os.makedirs(f"{lab}/suites")
     os.makedirs(f"{lab}/drives")
     tests = []
-    for jid, op, pattern, bs, qd, _, _, threads in JOBS:
+    for job in JOBS:
+        jid, op, pattern, bs, qd, _, _, threads = job[:8]
         tests.append(
             f"  - {{id: {jid}, title: {jid}, operation: {op}, pattern: {pattern}, block_size: {bs}, "
             f"span: 1GiB, queue_depth: {qd}, threads: {threads}, duration: {runtime}s, metric: iops, "
-            f"data: incompressible}}"
+            f"data: incompressible{ROUNDUP_OPTIONS[options(job)]}}}"
         )
     with open(f"{lab}/suites/bench.yaml", "w") as f:
         f.write("name: bench\ntitle: roundup vs fio\ntests:\n" + "\n".join(tests) + "\n")
@@ -114,13 +138,13 @@ def run_roundup(binary, lab, t, job, engine):
 
 
 def run_fio(t, job, runtime, engine):
-    jid, op, _, _, qd, rw, bs, threads = job
+    jid, op, _, _, qd, rw, bs, threads = job[:8]
     cmd = [
         "fio", "--name", jid, "--filename", t["path"], "--direct=1", f"--ioengine={engine}",
         f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}", f"--size={SPAN}", "--time_based",
         f"--runtime={runtime}", "--norandommap", "--randrepeat=0", "--output-format=json",
         f"--numjobs={threads}", "--group_reporting", "--thread",
-    ]
+    ] + FIO_OPTIONS[options(job)]
     out, cpu = timed(cmd)
     j = json.loads(out)["jobs"][0]
     side = j["write"] if op == "write" else j["read"]

@@ -870,3 +870,95 @@ print('ok')
 "#;
     assert_eq!(python(script, &lab), "ok");
 }
+
+/// Registered buffers and files and pinned threads (`io_uring:`, `cpus:`) change how the
+/// engine does its I/O, never what it writes: the same test writes the same bytes with and
+/// without them; fio is given the same options; what the machine or target cannot do is
+/// said before or at the first I/O.
+#[test]
+fn registered_buffers_files_and_pinned_threads_write_what_the_plain_ring_writes() {
+    let lab = TestLab::new();
+    let target = lab.file_drive("scratch", "8MiB");
+    let suite = |options: &str| {
+        format!(
+            "name: rings\ntitle: Rings\nseed: 3\ntests:\n  - id: fill\n    title: Fill\n    \
+             operation: write\n    pattern: sequential\n    block_size: 64KiB\n    span: full\n    \
+             queue_depth: 8\n    passes: 1\n    data: compressible\n    metric: mb_per_s\n{options}"
+        )
+    };
+    let run = |options: &str, extra: &[&str]| {
+        lab.write("suites/rings.yaml", &suite(options));
+        let mut args = vec!["run", "--suite", "rings"];
+        args.extend_from_slice(extra);
+        lab.roundup(&args)
+    };
+    let manifest = || -> serde_json::Value {
+        let m = lab.path().join("results/drive=scratch/firmware=unknown/suite=rings/test=fill/variant=base/repeat=1/manifest.json");
+        serde_json::from_slice(&fs::read(m).unwrap()).unwrap()
+    };
+    let out = run("", &["--engine", "io_uring"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plain = fs::read(&target).unwrap();
+    assert!(manifest().get("engine_options").is_none());
+    fs::write(&target, vec![0u8; plain.len()]).unwrap();
+
+    let fixed = "    io_uring: {fixed_buffers: true, fixed_files: true}\n    cpus: [0]\n";
+    let out = run(fixed, &["--engine", "io_uring"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(fs::read(&target).unwrap() == plain, "other bytes written");
+    let m = manifest();
+    assert_eq!(m["engine"], "io_uring");
+    assert_eq!(
+        m["engine_options"],
+        serde_json::json!({"fixed_buffers": true, "fixed_files": true, "cpus": [0]})
+    );
+
+    // fio gets the same options, one CPU a thread.
+    let out = run(fixed, &["--engine", "fio"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let job = fs::read_to_string(lab.path().join("results/drive=scratch/firmware=unknown/suite=rings/test=fill/variant=base/repeat=1/job.fio")).unwrap();
+    for line in [
+        "fixedbufs=1",
+        "registerfiles=1",
+        "cpus_allowed=0\n",
+        "cpus_allowed_policy=split",
+    ] {
+        assert!(job.contains(line), "{line} not in\n{job}");
+    }
+
+    // What cannot be done is said, naming the option.
+    let out = run("    cpus: [4000]\n", &[]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("cpus: CPU 4000 is not one this process may run on"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(fixed, &["--engine", "psync"]);
+    assert!(
+        stderr(&out).contains("io_uring: fixed_buffers, fixed_files asked of the psync engine"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run("    io_uring: {hipri: true}\n", &["--engine", "io_uring"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("hipri: polled completions need a device with poll queues")
+            && stderr(&out).contains("queue/io_poll is 0"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run("    cpus: []\n", &[]);
+    assert!(
+        stderr(&out).contains("suites/rings.yaml:")
+            && stderr(&out).contains("cpus: expected a list of CPU numbers"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run("    io_uring: {fixed: true}\n", &[]);
+    assert!(
+        stderr(&out).contains("unknown field `fixed`"),
+        "{}",
+        stderr(&out)
+    );
+}

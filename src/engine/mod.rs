@@ -255,7 +255,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     let block = target.info().logical_block as u64;
     let needs_data = target.needs_data() && w.operation.writes();
     let random_as_mark = needs_data && target.random_as_mark();
-    let queues = target.queues(shape.threads, shape.depth, engine)?;
+    let queues = target.queues(shape.threads, shape.depth, engine, &w.io)?;
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
     let abort = AtomicBool::new(false);
     let tracker = match (w.steady_state, w.length) {
@@ -298,7 +298,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
         }
         r
     };
-    let results = run_loops(queues, &run_one);
+    let results = run_loops(queues, &w.io.cpus, &run_one);
     let mut total = combine(results)?;
     if stop.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
@@ -333,16 +333,26 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
 /// else a thread each.
 fn run_loops(
     mut queues: Vec<Box<dyn IoQueue + Send + '_>>,
+    cpus: &[u32],
     run_one: &(dyn Fn(usize, &mut dyn IoQueue) -> Result<LoopResult> + Sync),
 ) -> Vec<Result<LoopResult>> {
-    if queues.len() == 1 {
+    // A pinned loop runs on a thread of its own, so the caller's thread is never pinned.
+    if queues.len() == 1 && cpus.is_empty() {
         return vec![run_one(0, queues[0].as_mut())];
     }
     std::thread::scope(|scope| {
         let handles: Vec<_> = queues
             .iter_mut()
             .enumerate()
-            .map(|(t, queue)| scope.spawn(move || run_one(t, queue.as_mut())))
+            .map(|(t, queue)| {
+                let cpu = (!cpus.is_empty()).then(|| cpus[t % cpus.len()]);
+                scope.spawn(move || {
+                    if let Some(cpu) = cpu {
+                        pin_to(cpu)?;
+                    }
+                    run_one(t, queue.as_mut())
+                })
+            })
             .collect();
         handles
             .into_iter()
@@ -353,6 +363,34 @@ fn run_loops(
             })
             .collect()
     })
+}
+
+/// Pins the calling thread to `cpu` (fio's `cpus_allowed_policy=split`, a CPU a thread).
+fn pin_to(cpu: u32) -> Result<()> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET writes inside it (checked below
+    // against its size), and sched_setaffinity reads it for the calling thread (0).
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if cpu as usize >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+            return Err(unsupported_cpu(cpu, None));
+        }
+        libc::CPU_SET(cpu as usize, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if rc != 0 {
+        return Err(unsupported_cpu(cpu, Some(std::io::Error::last_os_error())));
+    }
+    Ok(())
+}
+
+/// `cpus: CPU 7 is not one this process may run on (0-1)`.
+fn unsupported_cpu(cpu: u32, error: Option<std::io::Error>) -> Error {
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Error::Target(TargetError::Unsupported(format!(
+        "cpus: CPU {cpu} is not one this process may run on (this machine offers {n}: 0-{}){}",
+        n - 1,
+        error.map(|e| format!(": {e}")).unwrap_or_default()
+    )))
 }
 
 /// The loops' results as one: counts added, the job's span from the first measured submit

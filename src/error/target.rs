@@ -141,6 +141,10 @@ pub enum TargetError {
         /// What fio's client said.
         message: String,
     },
+    /// A job's engine options this machine or target cannot honour (a CPU it does not
+    /// have, ring options on the psync engine).
+    #[error("{0}")]
+    Unsupported(String),
     /// A fault of roundup's own (an engine or queue in a state it should never reach).
     #[error("{0}")]
     Internal(&'static str),

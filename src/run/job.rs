@@ -152,6 +152,7 @@ pub(super) fn manifest(
         of_repeats: job.of_repeats,
         engine: m.ran.engine.to_string(),
         engine_requested: m.engine.word().to_string(),
+        engine_options: job.workload.io.clone(),
         seed: job.seed,
         suite_seed: suite.spec.seed,
         plan_hash: planned.hash.to_string(),

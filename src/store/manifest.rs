@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Outcome;
-use crate::workload::{OfRepeats, SampleKeep};
+use crate::workload::{IoOptions, OfRepeats, SampleKeep};
 
 /// The manifest format this roundup writes.
 pub const MANIFEST_FORMAT: u32 = 2;
@@ -90,6 +90,10 @@ pub struct JobManifest {
     pub engine: String,
     /// The engine asked for (`auto`, `io_uring`, `psync`).
     pub engine_requested: String,
+    /// The test's engine options (registered buffers and files, polling, pinned CPUs);
+    /// absent when none is set.
+    #[serde(default, skip_serializing_if = "IoOptions::is_default")]
+    pub engine_options: IoOptions,
     /// Seed of the job's random streams.
     pub seed: u64,
     /// The suite's base seed.

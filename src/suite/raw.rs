@@ -6,9 +6,9 @@ use serde::{Deserialize, Deserializer};
 use crate::config::{checked_map, BlockSizes, Count, Duration, Fraction, Ident, QueueDepth, Size};
 use crate::io::EngineChoice;
 use crate::workload::{
-    Better, Burst, DataKind, Length, Metric, OfRepeats, Operation, Pattern, Precondition,
-    RateLimit, Remap, ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, SteadyStateKey,
-    TestKind, TraceRef, Workload,
+    Better, Burst, DataKind, IoOptions, Length, Metric, OfRepeats, Operation, Pattern,
+    Precondition, RateLimit, Remap, ReplayMode, ReplaySpec, RingOptions, SampleKeep, Span,
+    SteadyState, SteadyStateKey, TestKind, TraceRef, Workload,
 };
 
 use super::{TestSpec, Variants};
@@ -81,6 +81,10 @@ struct RawTest {
     #[serde(default)]
     samples: SampleKeep,
     #[serde(default)]
+    io_uring: RingOptions,
+    #[serde(default)]
+    cpus: Option<Vec<u32>>,
+    #[serde(default)]
     variants: Variants,
 }
 
@@ -113,6 +117,9 @@ impl TestSpec {
                  trace's times, or as fast as it can)"
                     .into(),
             );
+        }
+        if raw.cpus.as_ref().is_some_and(|c| c.is_empty()) {
+            return Err("cpus: expected a list of CPU numbers such as [0, 1]".into());
         }
         let round_major = raw
             .steady_state
@@ -193,6 +200,12 @@ impl TestSpec {
                 replay,
                 rate: raw.rate,
                 burst: raw.burst,
+                io: IoOptions {
+                    fixed_buffers: raw.io_uring.fixed_buffers,
+                    fixed_files: raw.io_uring.fixed_files,
+                    hipri: raw.io_uring.hipri,
+                    cpus: raw.cpus.clone().unwrap_or_default(),
+                },
                 samples: raw.samples,
                 precondition: raw.precondition,
                 steady_state: raw.steady_state.map(|s| SteadyState {

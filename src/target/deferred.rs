@@ -5,6 +5,7 @@
 use crate::drive::{DriveSpec, TargetSpec};
 use crate::error::Result;
 use crate::io::EngineChoice;
+use crate::workload::IoOptions;
 
 use super::{IoQueue, Target, TargetInfo};
 
@@ -72,7 +73,8 @@ impl Target for Deferred {
         threads: u32,
         depth: u32,
         engine: EngineChoice,
+        io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
-        self.built()?.queues(threads, depth, engine)
+        self.built()?.queues(threads, depth, engine, io)
     }
 }

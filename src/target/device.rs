@@ -90,6 +90,7 @@ pub fn identity(major: u32, minor: u32) -> BTreeMap<String, String> {
         ("rotational", "rotational"),
         ("logical_block_size", "logical_block_size"),
         ("physical_block_size", "physical_block_size"),
+        ("io_poll", "io_poll"),
     ] {
         if let Some(v) = read_trim(q.join(file)) {
             id.insert(key.into(), v);

@@ -13,9 +13,10 @@ use std::time::Instant;
 use crate::drive::PathTarget;
 use crate::error::{Error, Result};
 use crate::io::{Command, EngineChoice, IoRequest, Op};
+use crate::workload::IoOptions;
 use crate::workload::{DataFiller, DataKind};
 
-use super::uring::UringQueue;
+use super::uring::{RingSetup, UringQueue};
 use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetError, TargetInfo, TargetKind};
 
 /// The sidecar that marks a file as created by roundup (so it may be written and removed).
@@ -314,9 +315,35 @@ impl Target for FileTarget {
         threads: u32,
         depth: u32,
         engine: EngineChoice,
+        io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
         let origin = Instant::now();
         let name = self.info.path.clone().unwrap_or_default();
+        let ring = RingSetup::of(io);
+        let asks_ring = ring.fixed_buffers || ring.fixed_files || ring.hipri;
+        if asks_ring && engine == EngineChoice::Psync {
+            return Err(Error::Target(TargetError::Unsupported(format!(
+                "{name}: io_uring: {} asked of the psync engine (expected engine io_uring or auto)",
+                io.ring_words().join(", ")
+            ))));
+        }
+        // Polled completions need poll queues; without them the kernel would complete by
+        // interrupt while the engine spins, or refuse the I/O: said before any is sent.
+        let poll = ["io_poll", "backing_io_poll"]
+            .iter()
+            .find_map(|k| self.info.identity.get(*k));
+        if ring.hipri && poll.is_some_and(|p| p == "0") {
+            let dev = ["kernel_name", "backing_kernel_name"]
+                .iter()
+                .find_map(|k| self.info.identity.get(*k))
+                .cloned()
+                .unwrap_or_default();
+            return Err(Error::Target(TargetError::Unsupported(format!(
+                "{name}: io_uring: hipri: polled completions need a device with poll queues, \
+                 such as NVMe loaded with poll_queues=N; {dev} has none \
+                 (/sys/block/{dev}/queue/io_poll is 0)"
+            ))));
+        }
         let mut out: Vec<Box<dyn IoQueue + Send + '_>> = Vec::new();
         for _ in 0..threads {
             let uring = match engine {
@@ -327,11 +354,12 @@ impl Target for FileTarget {
                         "queues asked of a file target for a job fio runs",
                     )))
                 }
-                EngineChoice::Auto => {
-                    UringQueue::new(self.file.clone(), depth, origin, name.clone()).ok()
+                // A job that asks for ring options gets a ring or an error, never psync.
+                EngineChoice::Auto if !asks_ring => {
+                    UringQueue::new(self.file.clone(), depth, origin, name.clone(), ring).ok()
                 }
-                EngineChoice::IoUring => Some(
-                    UringQueue::new(self.file.clone(), depth, origin, name.clone()).map_err(
+                EngineChoice::Auto | EngineChoice::IoUring => Some(
+                    UringQueue::new(self.file.clone(), depth, origin, name.clone(), ring).map_err(
                         |e| {
                             Error::Target(TargetError::NoUring {
                                 target: name.clone(),

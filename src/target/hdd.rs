@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::drive::{DriveSpec, HddSpec};
 use crate::error::{Error, Result};
 use crate::io::{Command, EngineChoice, IoRequest, Op};
+use crate::workload::IoOptions;
 
 use super::virtual_queue::{one_queue, take_done, Done};
 use super::{AlignedBuf, Completion, IoQueue, Target, TargetError, TargetInfo};
@@ -379,6 +380,7 @@ impl Target for HddSim {
         threads: u32,
         depth: u32,
         _engine: EngineChoice,
+        _io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
         one_queue(threads)?;
         // Between tests the disk is left idle until its cache is written out (as a

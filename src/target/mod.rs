@@ -31,6 +31,7 @@ use crate::drive::{Bench, DriveSpec, TargetSpec};
 use crate::error::Result;
 use crate::io::EngineChoice;
 use crate::io::{Command, IoRequest};
+use crate::workload::IoOptions;
 
 /// What kind of thing a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -170,6 +171,7 @@ pub trait Target: Send {
         threads: u32,
         depth: u32,
         engine: EngineChoice,
+        io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>>;
     /// The target as fio addresses it, for `engine: fio`: a file or device, here or on a
     /// bench. None for a simulated drive (its model is its own engine).

@@ -6,6 +6,7 @@
 use crate::drive::{Bench, DriveSpec, PathTarget};
 use crate::error::{Result, TargetError};
 use crate::io::EngineChoice;
+use crate::workload::IoOptions;
 
 use super::{fio, FioFile, IoQueue, Target, TargetInfo, TargetKind};
 
@@ -79,6 +80,7 @@ impl Target for RemoteTarget {
         _threads: u32,
         _depth: u32,
         _engine: EngineChoice,
+        _io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
         Err(TargetError::Fio {
             where_: fio::place(self.file.bench.as_ref()),

@@ -13,6 +13,7 @@
 use crate::drive::{DriveSpec, SimSpec};
 use crate::error::Result;
 use crate::io::{Command, EngineChoice, IoRequest, Op, WriteData};
+use crate::workload::IoOptions;
 use crate::workload::Workload;
 
 use super::virtual_queue::{reserving_queues, Reserving};
@@ -182,6 +183,7 @@ impl Target for SimpleSim {
         threads: u32,
         depth: u32,
         _engine: EngineChoice,
+        _io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
         reserving_queues(self, threads, depth)
     }

@@ -7,6 +7,7 @@
 use crate::drive::{DriveSpec, SsdSpec};
 use crate::error::Result;
 use crate::io::{Command, EngineChoice, IoRequest, Op, WriteData};
+use crate::workload::IoOptions;
 
 use super::ssd::SsdSim;
 use super::virtual_queue::{reserving_queues, Reserving};
@@ -161,6 +162,7 @@ impl Target for StripedSsd {
         threads: u32,
         depth: u32,
         _engine: EngineChoice,
+        _io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
         self.settle();
         reserving_queues(self, threads, depth)

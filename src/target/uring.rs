@@ -11,6 +11,7 @@ use io_uring::{opcode, types, IoUring};
 
 use crate::error::{Error, Result};
 use crate::io::{Command, IoRequest, Op};
+use crate::workload::IoOptions;
 
 use super::file::run_command;
 use super::{AlignedBuf, Completion, IoQueue, TargetError};
@@ -29,6 +30,33 @@ pub struct UringQueue {
     name: String,
     /// Created disabled: the first submit enables it from the engine's thread.
     disabled: bool,
+    /// The job's ring options; `registered[slot]` is the buffer address registered for
+    /// that slot (0: none yet), `set_up` whether the files and buffer table are.
+    options: RingSetup,
+    registered: Vec<usize>,
+    set_up: bool,
+}
+
+/// What a job asks of its rings ([`IoOptions`] without the pinning, which the engine does).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RingSetup {
+    /// Buffers registered once per slot (`READ_FIXED`/`WRITE_FIXED`).
+    pub fixed_buffers: bool,
+    /// The file registered once (a fixed file index in every entry).
+    pub fixed_files: bool,
+    /// Polled completions (`IORING_SETUP_IOPOLL`).
+    pub hipri: bool,
+}
+
+impl RingSetup {
+    /// The ring options of a job's [`IoOptions`].
+    pub fn of(io: &IoOptions) -> RingSetup {
+        RingSetup {
+            fixed_buffers: io.fixed_buffers,
+            fixed_files: io.fixed_files,
+            hipri: io.hipri,
+        }
+    }
 }
 
 impl UringQueue {
@@ -38,13 +66,21 @@ impl UringQueue {
         depth: u32,
         origin: Instant,
         name: String,
+        options: RingSetup,
     ) -> std::io::Result<UringQueue> {
         let entries = depth.max(1).next_power_of_two();
+        let builder = || {
+            let mut b = IoUring::builder();
+            if options.hipri {
+                b.setup_iopoll();
+            }
+            b
+        };
         // Completions are run when the engine waits for them, with no interrupt to wake it
         // (DEFER_TASKRUN, Linux 6.1+, as fio sets up its rings). Such a ring serves one
         // thread: it is created disabled and enabled by the thread that first submits to it.
         // Older kernels get cooperative task running (5.19+), then a plain ring.
-        let deferred = IoUring::builder()
+        let deferred = builder()
             .setup_r_disabled()
             .setup_single_issuer()
             .setup_defer_taskrun()
@@ -52,9 +88,9 @@ impl UringQueue {
             .build(entries);
         let (ring, disabled) = match deferred {
             Ok(r) => (r, true),
-            Err(_) => match IoUring::builder().setup_coop_taskrun().build(entries) {
+            Err(_) => match builder().setup_coop_taskrun().build(entries) {
                 Ok(r) => (r, false),
-                Err(_) => (IoUring::new(entries)?, false),
+                Err(_) => (builder().build(entries)?, false),
             },
         };
         Ok(UringQueue {
@@ -65,6 +101,62 @@ impl UringQueue {
             inflight: 0,
             name,
             disabled,
+            options,
+            registered: vec![0; depth as usize],
+            set_up: false,
+        })
+    }
+
+    /// Registers the file and an empty buffer table, once, from the thread that submits
+    /// (a single-issuer ring takes registrations from it alone).
+    fn set_up(&mut self) -> Result<()> {
+        let submitter = self.ring.submitter();
+        if self.options.fixed_files {
+            submitter
+                .register_files(&[self.file.as_raw_fd()])
+                .map_err(|e| self.setup_error("fixed_files: cannot register the file", e))?;
+        }
+        if self.options.fixed_buffers {
+            let slots = self.registered.len() as u32;
+            submitter.register_buffers_sparse(slots).map_err(|e| {
+                self.setup_error(
+                    "fixed_buffers: cannot register buffers (Linux 5.19 or later)",
+                    e,
+                )
+            })?;
+        }
+        self.set_up = true;
+        Ok(())
+    }
+
+    /// Registers `buf` as slot `slot`'s buffer unless it already is.
+    fn register(&mut self, slot: u32, buf: &mut AlignedBuf) -> Result<()> {
+        let addr = buf.as_mut_ptr() as usize;
+        if self.registered[slot as usize] == addr {
+            return Ok(());
+        }
+        let iov = libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: buf.len(),
+        };
+        // SAFETY: the buffer is heap memory the engine keeps for the slot until the queue
+        // is dropped (a replaced one is registered anew here before its first use); the
+        // kernel pins its pages while registered.
+        unsafe {
+            self.ring
+                .submitter()
+                .register_buffers_update(slot, &[iov], None)
+        }
+        .map_err(|e| self.setup_error("fixed_buffers: cannot register a buffer", e))?;
+        self.registered[slot as usize] = addr;
+        Ok(())
+    }
+
+    fn setup_error(&self, action: &str, error: std::io::Error) -> Error {
+        Error::Target(TargetError::Os {
+            target: self.name.clone(),
+            action: format!("io_uring: {action}"),
+            error,
         })
     }
 
@@ -108,17 +200,22 @@ impl IoQueue for UringQueue {
             })?;
             self.disabled = false;
         }
-
-        let fd = types::Fd(self.file.as_raw_fd());
-        let ptr = buf.as_mut_ptr();
-        let entry = match req.op {
-            Op::Read => opcode::Read::new(fd, ptr, req.len)
-                .offset(req.offset)
-                .build(),
-            Op::Write => opcode::Write::new(fd, ptr as *const u8, req.len)
-                .offset(req.offset)
-                .build(),
+        if !self.set_up {
+            self.set_up()?;
         }
+        let fixed = self.options.fixed_buffers;
+        if fixed {
+            self.register(slot, &mut buf)?;
+        }
+        let ptr = buf.as_mut_ptr();
+        let fd = self.file.as_raw_fd();
+        let entry = rw_entry(
+            fd,
+            self.options.fixed_files,
+            ptr,
+            &req,
+            fixed.then_some(slot as u16),
+        )
         .user_data(slot as u64);
         // The buffer stays in its slot (alive, unmoved on the heap) until its completion.
         self.slots[slot as usize] = Some((buf, req));
@@ -172,6 +269,40 @@ impl IoQueue for UringQueue {
     }
 }
 
+/// A read or write of `req` into `ptr` on the file: the registered file `Fixed(0)` or the
+/// descriptor `fd`; with `buf_index`, into that registered buffer.
+fn rw_entry(
+    fd: i32,
+    fixed_file: bool,
+    ptr: *mut u8,
+    req: &IoRequest,
+    buf_index: Option<u16>,
+) -> io_uring::squeue::Entry {
+    macro_rules! on {
+        ($fd:expr) => {
+            match (req.op, buf_index) {
+                (Op::Read, None) => opcode::Read::new($fd, ptr, req.len)
+                    .offset(req.offset)
+                    .build(),
+                (Op::Write, None) => opcode::Write::new($fd, ptr as *const u8, req.len)
+                    .offset(req.offset)
+                    .build(),
+                (Op::Read, Some(i)) => opcode::ReadFixed::new($fd, ptr, req.len, i)
+                    .offset(req.offset)
+                    .build(),
+                (Op::Write, Some(i)) => opcode::WriteFixed::new($fd, ptr as *const u8, req.len, i)
+                    .offset(req.offset)
+                    .build(),
+            }
+        };
+    }
+    if fixed_file {
+        on!(types::Fixed(0))
+    } else {
+        on!(types::Fd(fd))
+    }
+}
+
 impl UringQueue {
     /// An error of the ring's system calls.
     fn os_error(&self, error: std::io::Error) -> Error {
@@ -197,8 +328,15 @@ impl UringQueue {
             };
             self.inflight -= 1;
             let error = if res < 0 {
+                // Polled I/O the device cannot poll is refused: say what would allow it.
+                let hint = if self.options.hipri && -res == libc::EOPNOTSUPP {
+                    " (hipri: polled completions need a device with poll queues, such as \
+                     NVMe loaded with poll_queues=N; this one has none)"
+                } else {
+                    ""
+                };
                 Some(format!(
-                    "{}: {} of {} bytes at offset {}: {}",
+                    "{}: {} of {} bytes at offset {}: {}{hint}",
                     self.name,
                     req.op.word(),
                     req.len,

@@ -10,9 +10,9 @@ mod synthetic;
 pub use data::{compressed_fraction, DataFiller};
 pub use replay::{placed_len, ReplayReport, TraceSource};
 pub use spec::{
-    Better, Burst, DataKind, Length, Metric, OfRepeats, Operation, Pattern, Precondition,
-    RateLimit, Remap, ReplayMode, ReplaySpec, SampleKeep, Span, SteadyState, SteadyStateKey,
-    TestKind, TraceInput, TraceRef, Workload,
+    Better, Burst, DataKind, IoOptions, Length, Metric, OfRepeats, Operation, Pattern,
+    Precondition, RateLimit, Remap, ReplayMode, ReplaySpec, RingOptions, SampleKeep, Span,
+    SteadyState, SteadyStateKey, TestKind, TraceInput, TraceRef, Workload,
 };
 pub use synthetic::SyntheticSource;
 

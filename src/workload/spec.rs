@@ -56,6 +56,65 @@ pub struct Workload {
     /// hash when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst: Option<Burst>,
+    /// How a real drive's engine sets up its rings and threads. Absent from the plan hash
+    /// when all default.
+    #[serde(skip_serializing_if = "IoOptions::is_default")]
+    pub io: IoOptions,
+}
+
+/// How the engine of a real drive does its I/O (`io_uring:` and `cpus:` of a test), as
+/// fio's `fixedbufs`, `registerfiles`, `hipri` and `cpus_allowed` (policy `split`) do. A
+/// simulated drive has no rings: only the pinning applies to it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct IoOptions {
+    /// Each slot's buffer registered with the ring once (no page pinning per I/O).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_buffers: bool,
+    /// The file registered with the ring once (no file lookup per I/O).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_files: bool,
+    /// Completions polled on the device's poll queues (IORING_SETUP_IOPOLL), not
+    /// interrupt-driven: needs a device with poll queues (NVMe's `poll_queues`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
+    /// CPUs the engine threads run on, one each in turn (thread `t` on `cpus[t % n]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<u32>,
+}
+
+impl IoOptions {
+    /// Whether nothing is set: the engine's defaults.
+    pub fn is_default(&self) -> bool {
+        *self == IoOptions::default()
+    }
+    /// The ring options as the manifest and the plan print them: `fixed_buffers,
+    /// fixed_files`, or none.
+    pub fn ring_words(&self) -> Vec<&'static str> {
+        [
+            (self.fixed_buffers, "fixed_buffers"),
+            (self.fixed_files, "fixed_files"),
+            (self.hipri, "hipri"),
+        ]
+        .into_iter()
+        .filter_map(|(on, w)| on.then_some(w))
+        .collect()
+    }
+}
+
+/// An `io_uring:` as written: the ring options, each off unless set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RingOptions {
+    /// `fixed_buffers: true`.
+    #[serde(default)]
+    pub fixed_buffers: bool,
+    /// `fixed_files: true`.
+    #[serde(default)]
+    pub fixed_files: bool,
+    /// `hipri: true`.
+    #[serde(default)]
+    pub hipri: bool,
 }
 
 /// Bursts of I/O with the drive idle between them: `bytes` issued, then, once they have
@@ -408,6 +467,7 @@ impl Workload {
             rate: None,
             samples: SampleKeep::Raw,
             burst: None,
+            io: IoOptions::default(),
         }
     }
 

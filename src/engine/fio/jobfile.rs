@@ -103,6 +103,20 @@ pub fn job_file(spec: &JobFileSpec) -> Result<String, String> {
     }
     line("iodepth", &w.queue_depth.max(1));
     line("numjobs", &w.threads.max(1));
+    for (on, key) in [
+        (w.io.fixed_buffers, "fixedbufs"),
+        (w.io.fixed_files, "registerfiles"),
+        (w.io.hipri, "hipri"),
+    ] {
+        if on {
+            line(key, &1);
+        }
+    }
+    if !w.io.cpus.is_empty() {
+        let cpus: Vec<String> = w.io.cpus.iter().map(u32::to_string).collect();
+        line("cpus_allowed", &cpus.join(","));
+        line("cpus_allowed_policy", &"split");
+    }
     match w.length {
         Length::Duration(ns) => {
             line("time_based", &1);

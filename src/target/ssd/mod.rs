@@ -24,6 +24,7 @@ use rand::SeedableRng;
 use crate::drive::{DriveSpec, FtlKind, GcMode, GcPolicy, SsdHistory, SsdSpec};
 use crate::error::Result;
 use crate::io::{Command, EngineChoice, IoRequest, Op, WriteData};
+use crate::workload::IoOptions;
 
 use super::calendar::Calendar;
 use super::virtual_queue::{reserving_queues, Reserving};
@@ -895,6 +896,7 @@ impl Target for SsdSim {
         threads: u32,
         depth: u32,
         _engine: EngineChoice,
+        _io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
         self.settle();
         reserving_queues(self, threads, depth)
