@@ -314,6 +314,11 @@ pub struct SsdSpec {
     /// when unset, as `ecc` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upper_page_program: Option<f64>,
+    /// MLC, TLC and QLC page types: an upper page's read time over a lower page's (an upper
+    /// page's bit needs more sensing steps: two against one in MLC); `read` is their mean.
+    /// Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper_page_read: Option<f64>,
     /// Bit errors in page reads and the controller's correction of them (default none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecc: Option<EccSpec>,
@@ -822,6 +827,12 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
         return Err(format!(
             "ssd.upper_page_program: expected an upper page's program time over a lower \
              page's, 1 to 10, found {r}"
+        ));
+    }
+    if let Some(r) = s.upper_page_read.filter(|r| !(1.0..=4.0).contains(r)) {
+        return Err(format!(
+            "ssd.upper_page_read: expected an upper page's read time over a lower page's, 1 \
+             to 4, found {r}"
         ));
     }
     if let Some(c) = &s.slc_cache {

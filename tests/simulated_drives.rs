@@ -686,3 +686,154 @@ fn a_simulated_drives_results_do_not_depend_on_what_else_ran() {
         "{p:?}: the same alone as after the first write"
     );
 }
+
+/// A capacity sibling: its file derived from its parent's by the facts that differ between
+/// the products, and the shares of the parent's figures the makers published for it.
+struct Sibling {
+    parent: &'static str,
+    id: &'static str,
+    /// (from, to) edits of the parent's file: id, capacity, dies, NAND.
+    edits: &'static [(&'static str, &'static str)],
+    /// (test, published share of the parent's figure).
+    published: &'static [(&'static str, f64)],
+}
+
+const SIBLINGS: &[Sibling] = &[
+    Sibling {
+        parent: "intel-x25m-g2-160",
+        id: "intel-x25m-g2-80",
+        edits: &[
+            ("id: intel-x25m-g2-160", "id: intel-x25m-g2-80"),
+            ("capacity: 160GB", "capacity: 80GB"),
+            ("dies_per_channel: 4", "dies_per_channel: 2"),
+            ("raw_capacity: 171.8GB", "raw_capacity: 85.9GB"),
+        ],
+        // 70 / 100 MB/s, 6,600 / 8,600 IOPS, 35,000 / 35,000 IOPS.
+        published: &[
+            ("sequential-write-128k-qd32", 0.70),
+            ("random-write-4k-qd32", 0.767),
+            ("random-read-4k-qd32", 1.0),
+        ],
+    },
+    Sibling {
+        parent: "crucial-c300-256",
+        id: "crucial-c300-128",
+        edits: &[
+            ("id: crucial-c300-256", "id: crucial-c300-128"),
+            ("capacity: 256GB", "capacity: 128GB"),
+            ("dies_per_channel: 8", "dies_per_channel: 4"),
+            ("raw_capacity: 256GiB", "raw_capacity: 128GiB"),
+        ],
+        // 140 / 215 MB/s, 30,000 / 45,000 IOPS, 50,000 / 60,000 IOPS.
+        published: &[
+            ("sequential-write-128k-qd32", 0.651),
+            ("random-write-4k-qd32", 0.667),
+            ("random-read-4k-qd32", 0.833),
+        ],
+    },
+    Sibling {
+        parent: "crucial-m4-256",
+        id: "crucial-m4-128",
+        edits: &[
+            ("id: crucial-m4-256", "id: crucial-m4-128"),
+            ("capacity: 256GB", "capacity: 128GB"),
+            ("dies_per_channel: 4", "dies_per_channel: 2"),
+            ("raw_capacity: 256GiB", "raw_capacity: 128GiB"),
+        ],
+        // 175 / 260 MB/s, 35,000 / 50,000 IOPS, 40,000 / 40,000 IOPS.
+        published: &[
+            ("sequential-write-128k-qd32", 0.673),
+            ("random-write-4k-qd32", 0.70),
+            ("random-read-4k-qd32", 1.0),
+        ],
+    },
+    Sibling {
+        parent: "crucial-m4-128",
+        id: "crucial-m4-64",
+        edits: &[
+            ("id: crucial-m4-128", "id: crucial-m4-64"),
+            ("capacity: 128GB", "capacity: 64GB"),
+            ("dies_per_channel: 2", "dies_per_channel: 1"),
+            ("raw_capacity: 128GiB", "raw_capacity: 64GiB"),
+        ],
+        // 95 / 175 MB/s, 20,000 / 35,000 IOPS, 40,000 / 40,000 IOPS.
+        published: &[
+            ("sequential-write-128k-qd32", 0.543),
+            ("random-write-4k-qd32", 0.571),
+            ("random-read-4k-qd32", 1.0),
+        ],
+    },
+];
+
+/// The predictions that miss by more than 15 points, each as docs/simulated-drives.md
+/// reports it ("Capacity siblings"): (sibling, test). Listed so that the docs stay true: a
+/// miss that starts to hold fails here until the docs say so.
+const KNOWN_MISSES: &[(&str, &str)] = &[
+    ("intel-x25m-g2-80", "random-write-4k-qd32"),
+    ("crucial-c300-128", "random-read-4k-qd32"),
+    ("crucial-m4-128", "random-write-4k-qd32"),
+];
+
+/// The text of a drive file without its comment lines.
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn capacity_siblings_keep_the_published_share_of_their_parents() {
+    // Each sibling is its parent's file with only the facts that differ between the
+    // products changed, as shipped; the model runs both on the makers' measurements
+    // (suites/capacity-specs.yaml) and the sibling's share of each figure is compared with
+    // the published one.
+    let lab = TestLab::new();
+    let suite = fs::read_to_string(format!(
+        "{}/suites/capacity-specs.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    lab.write("suites/capacity-specs.yaml", &suite);
+    for s in SIBLINGS {
+        let derived = drive_edited(s.parent, s.edits);
+        assert_eq!(
+            without_comments(&derived),
+            without_comments(&drive_file(s.id)),
+            "drives/{}.yaml differs from {}'s in more than its edits",
+            s.id,
+            s.parent
+        );
+        lab.write(&format!("drives/{}.yaml", s.parent), &drive_file(s.parent));
+        lab.write(&format!("drives/{}.yaml", s.id), &derived);
+    }
+    let r = run(&lab);
+    let mut table = String::new();
+    let mut wrong = Vec::new();
+    for s in SIBLINGS {
+        for &(test, published) in s.published {
+            let key = if test.starts_with("sequential") {
+                "mb_per_s"
+            } else {
+                "iops"
+            };
+            let share =
+                figure(&r, s.id, test, "base", key) / figure(&r, s.parent, test, "base", key);
+            let holds = (share - published).abs() <= 0.15;
+            table += &format!(
+                "{} / {} {test}: model {share:.2}, published {published:.2} {}\n",
+                s.id,
+                s.parent,
+                if holds { "✓" } else { "✗" }
+            );
+            if holds == KNOWN_MISSES.contains(&(s.id, test)) {
+                wrong.push(format!("{} {test}", s.id));
+            }
+        }
+    }
+    println!("{table}");
+    assert!(
+        wrong.is_empty(),
+        "not as docs/simulated-drives.md says (a miss held, or a prediction missed): {wrong:?}\n{table}"
+    );
+}

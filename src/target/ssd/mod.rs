@@ -63,6 +63,9 @@ struct Params {
     pages_per_block: u64,
     blocks_per_die: u64,
     t_read: u64,
+    /// A page read's sensing time on a lower and on an upper page (both `t_read` without
+    /// page types).
+    t_read_pair: [u64; 2],
     /// Mean program time (garbage collection's copies take it).
     t_prog: u64,
     /// A host program's time on a lower and on an upper page (both `t_prog` without
@@ -88,6 +91,21 @@ struct Params {
     log_blocks: usize,
     /// Commands the drive holds at once (0: as many as sent).
     queue_slots: usize,
+}
+
+/// Lower and upper page times whose mean is `mean`, the upper `ratio` times the lower.
+fn pair(mean: u64, ratio: Option<f64>) -> [u64; 2] {
+    let lower = (2.0 * mean as f64 / (1.0 + ratio.unwrap_or(1.0))).round() as u64;
+    [lower, 2 * mean - lower]
+}
+
+/// Where a logical page's data is: its die, the bytes stored, and whether it is on an upper
+/// page (a slower read where pages have types).
+#[derive(Debug, Clone, Copy)]
+struct Stored {
+    die: usize,
+    bytes: u64,
+    upper: bool,
 }
 
 /// A page read's bit errors ([`crate::drive::EccSpec`]), resolved for the page size.
@@ -138,13 +156,9 @@ impl Params {
             pages_per_block,
             blocks_per_die: s.raw_capacity.0 / block / dies as u64,
             t_read: s.read.0,
+            t_read_pair: pair(s.read.0, s.upper_page_read),
             t_prog: s.program.0,
-            t_prog_pair: {
-                // Lower and upper times whose mean is `program`, in the given ratio.
-                let r = s.upper_page_program.unwrap_or(1.0);
-                let lower = (2.0 * s.program.0 as f64 / (1.0 + r)).round() as u64;
-                [lower, 2 * s.program.0 - lower]
-            },
+            t_prog_pair: pair(s.program.0, s.upper_page_program),
             ecc: s.ecc.as_ref().map(|e| Ecc::of(e, s.page.0)),
             t_erase: s.erase.0,
             buffer: s.buffer.0,
@@ -422,14 +436,15 @@ impl SsdSim {
         sent
     }
 
-    /// Reads `bytes` of a page on `die`; returns when they are across the channel and
-    /// corrected (read again first if the decode failed: a read retry).
-    fn read_page(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
+    /// Reads `bytes` of a page on `die` (an upper page senses longer where pages have
+    /// types); returns when they are across the channel and corrected (read again first if
+    /// the decode failed: a read retry).
+    fn read_page(&mut self, die: usize, ready: u64, bytes: u64, upper: bool) -> u64 {
         let p = self.p;
         let ch = die % p.channels;
         let mut at = ready;
         loop {
-            let sensed = self.die[die].start(at) + p.t_read;
+            let sensed = self.die[die].start(at) + p.t_read_pair[upper as usize];
             let end =
                 self.chan[ch].reserve(self.now, sensed, (bytes as f64 * p.chan_ns_per_byte) as u64);
             self.die[die].book(end);
@@ -634,8 +649,8 @@ impl SsdSim {
                     let partial =
                         lpn * p.page < req.offset || (lpn + 1) * p.page > req.offset + len;
                     if partial {
-                        if let Some((die, bytes)) = self.locate(lpn) {
-                            ready = self.read_page(die, ready, bytes);
+                        if let Some(at) = self.locate(lpn) {
+                            ready = self.read_page(at.die, ready, at.bytes, at.upper);
                         }
                     }
                 }
@@ -724,8 +739,10 @@ impl SsdSim {
         }
         match self.map.as_mut().and_then(|m| m.miss(lpn)) {
             Some(page) => {
-                let die = (page % self.p.dies as u64) as usize;
-                self.read_page(die, at, self.p.page)
+                let dies = self.p.dies as u64;
+                let die = (page % dies) as usize;
+                // Map pages are laid out as data is: alternately lower and upper.
+                self.read_page(die, at, self.p.page, (page / dies) % 2 == 1)
             }
             None => at,
         }
@@ -735,27 +752,35 @@ impl SsdSim {
     /// page that holds no data, which the NAND is not asked for).
     fn read_lpn(&mut self, lpn: u64, at: u64, part: u64) -> u64 {
         match self.locate(lpn) {
-            Some((die, bytes)) => {
-                let part = (bytes * part).div_ceil(self.p.page).max(1);
-                self.read_page(die, at, part)
+            Some(s) => {
+                let part = (s.bytes * part).div_ceil(self.p.page).max(1);
+                self.read_page(s.die, at, part, s.upper)
             }
             None => at,
         }
     }
 
-    /// The die and stored bytes of a logical page, if it holds data.
-    fn locate(&self, lpn: u64) -> Option<(usize, u64)> {
+    /// Where a logical page's data is, if it holds any: its die, the bytes stored and its
+    /// page's type (a page's wordline is its place in its block on each plane; lower and
+    /// upper alternate).
+    fn locate(&self, lpn: u64) -> Option<Stored> {
+        let p = self.p;
         match &self.ftl {
             Ftl::Page(f) => {
                 let loc = f.location(lpn)?;
-                Some((
-                    (loc.block as u64 / self.p.blocks_per_die) as usize,
-                    loc.bytes as u64,
-                ))
+                Some(Stored {
+                    die: (loc.block as u64 / p.blocks_per_die) as usize,
+                    bytes: loc.bytes as u64,
+                    upper: (loc.entry() as u64 / p.planes) % 2 == 1,
+                })
             }
             // A page in the cache is read from there; one never written is not read.
             Ftl::Block(f) if f.cache.contains(&lpn) || !f.holds(lpn) => None,
-            Ftl::Block(_) => Some(((lpn % self.p.dies as u64) as usize, self.p.page)),
+            Ftl::Block(_) => Some(Stored {
+                die: (lpn % p.dies as u64) as usize,
+                bytes: p.page,
+                upper: (lpn / p.dies as u64) % 2 == 1,
+            }),
         }
     }
 
@@ -1238,6 +1263,46 @@ mod tests {
         let mut plain = drive_aged("greedy", false);
         assert_eq!(plain.next_program_time(0), 900_000);
         assert_eq!(plain.next_program_time(0), 900_000);
+    }
+
+    #[test]
+    fn an_upper_page_reads_longer_than_a_lower_one_around_the_mean() {
+        let yaml = small_yaml("greedy", false).replace(
+            "  erase: 3500us\n",
+            "  erase: 3500us\n  upper_page_read: 1.5\n",
+        );
+        let mut sim = from_yaml(&yaml);
+        // 40 and 60 µs around the 50 µs `read`.
+        assert_eq!(sim.p.t_read_pair, [40_000, 60_000]);
+        // Pages written in order on one die: its block's wordlines alternate lower, upper.
+        let dies = sim.p.dies as u64;
+        for i in 0..4 * dies {
+            write(&mut sim, i * 4096, i);
+        }
+        sim.settle();
+        let read = |sim: &mut SsdSim, lpn: u64, i: u64| {
+            let now = sim.clock + 10_000_000;
+            let req = IoRequest {
+                seq: 1000 + i,
+                op: Op::Read,
+                offset: lpn * 4096,
+                len: 4096,
+            };
+            let done = sim.serve(now, &req, None).unwrap();
+            sim.advance_to(done);
+            done - now
+        };
+        let types: Vec<bool> = (0..4 * dies)
+            .map(|lpn| sim.locate(lpn).unwrap().upper)
+            .collect();
+        assert_eq!(types.iter().filter(|&&u| u).count() as u64, 2 * dies);
+        let lower = types.iter().position(|&u| !u).unwrap() as u64;
+        let upper = types.iter().position(|&u| u).unwrap() as u64;
+        let (l, u) = (read(&mut sim, lower, 0), read(&mut sim, upper, 1));
+        assert_eq!(u - l, 20_000, "lower {l} ns, upper {u} ns");
+        // Without the ratio both take `read`.
+        let plain = drive_aged("greedy", false);
+        assert_eq!(plain.p.t_read_pair, [50_000, 50_000]);
     }
 
     #[test]

@@ -126,6 +126,11 @@ pub(super) struct Loc {
 }
 
 impl Loc {
+    /// Its entry in the block: the block's pages in the order they were written.
+    pub(super) fn entry(&self) -> u32 {
+        self.entry
+    }
+
     const ENTRY_BITS: u32 = 23;
     pub(super) const BLOCK_BITS: u32 = 24;
     const BYTES_BITS: u32 = 64 - Self::ENTRY_BITS - Self::BLOCK_BITS;
