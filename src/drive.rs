@@ -286,6 +286,12 @@ pub struct SsdSpec {
     /// a small one.
     #[serde(default)]
     pub page_overhead: Option<Duration>,
+    /// The controller combines small writes into a stripe (a page for every die and plane)
+    /// and does their per-page work (`page_overhead`) for the whole stripe when its last
+    /// page arrives, holding the commands behind it; default false (each write's pages as
+    /// it arrives). Absent from the plan hash when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub combine_writes: bool,
     /// Flash channels.
     pub channels: u32,
     /// Dies on each channel (each an independent unit with its own busy time).

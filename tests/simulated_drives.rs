@@ -133,13 +133,15 @@ fn bit_tech_random_write_figures_and_order() {
     near(longest, 104.0, "X25-M longest wait, ms");
     let r = first_repeats(rows);
     let get = |d: &str, k: &str| figure(&r, d, "rw", "base", k);
-    // New, the X25-M writes as fast with nothing to collect, and never waits long.
+    // New, the X25-M writes as fast with nothing to collect, and never waits long: its
+    // longest wait is for a combined stripe's work (40 pages at 22 µs) behind two writes,
+    // not the used drive's collection.
     near(
         get("intel-x25m-g2-160", "mb_per_s"),
         28.87,
         "new X25-M MB/s",
     );
-    assert!(get("intel-x25m-g2-160", "lat_max_us") < 1000.0);
+    assert!(get("intel-x25m-g2-160", "lat_max_us") < 2000.0);
     near(get("ocz-vertex-120", "mb_per_s"), 9.97, "Vertex MB/s");
     near(
         get("ocz-vertex-120", "lat_mean_us") / 1e3,

@@ -51,6 +51,8 @@ struct Params {
     write_overhead: u64,
     /// Controller time per page of data a write carries.
     page_overhead: u64,
+    /// Pages whose per-page work the controller does at once (1: each write's own).
+    combine: u64,
     /// A write's pipelined time before it is reported done.
     write_latency: u64,
     channels: usize,
@@ -147,6 +149,11 @@ impl Params {
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
             write_overhead: fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0),
             page_overhead: fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0),
+            combine: if s.combine_writes {
+                dies as u64 * planes
+            } else {
+                1
+            },
             write_latency: s.write_latency.map_or(0, |d| d.0),
             channels: s.channels as usize,
             dies,
@@ -242,6 +249,9 @@ pub struct SsdSim {
     errors: rand_chacha::ChaCha8Rng,
     scratch: Vec<u8>,
     next_small_write: u64,
+    /// Pages of data written whose per-page work the controller has not done yet (a stripe
+    /// being combined).
+    combined: u64,
     /// Where the last read ended: a read that starts there continues a sequential stream.
     read_end: u64,
     /// Reads in a row that continued the stream.
@@ -324,6 +334,7 @@ impl SsdSim {
             ),
             scratch: Vec::new(),
             next_small_write: 0,
+            combined: 0,
             read_end: u64::MAX,
             read_run: 0,
             ahead_first: 0,
@@ -627,7 +638,14 @@ impl SsdSim {
         self.ahead.clear();
         // Each page of data the write carries costs the controller its map entry
         // and ECC (an unaligned 4 KiB write is one page of data, remapped, not two).
-        at += p.write_overhead + len.div_ceil(p.page) * p.page_overhead;
+        // A controller that combines them does it a stripe at a time, when the stripe's
+        // last page arrives: that write and those behind it wait for the whole stripe's.
+        self.combined += len.div_ceil(p.page);
+        at += p.write_overhead;
+        if self.combined >= p.combine {
+            at += self.combined * p.page_overhead;
+            self.combined = 0;
+        }
         if p.small_write_gap > 0 && len < 16 * 1024 {
             at = at.max(self.next_small_write);
             self.next_small_write = at + p.small_write_gap;
@@ -958,6 +976,11 @@ impl SsdSim {
     /// its page stays in the buffer.
     pub(super) fn settle(&mut self) {
         self.write_out_cache(self.clock);
+        // A stripe begun is written out: its pages' work done.
+        if self.combined > 0 {
+            self.ctrl = self.ctrl.max(self.clock) + self.combined * self.p.page_overhead;
+            self.combined = 0;
+        }
         let busy = [self.ctrl, self.link_out, self.link_in.end()]
             .into_iter()
             .chain(self.chan.iter().map(Calendar::end))
@@ -1427,6 +1450,37 @@ mod tests {
         assert_eq!(extra(0, 4096), 20_000, "one page");
         // 4 KiB at a 512 B offset spans two pages but carries one page of data, remapped.
         assert_eq!(extra(512, 4096), 20_000, "an unaligned page");
+    }
+
+    #[test]
+    fn a_combining_controller_does_a_stripes_page_work_at_once() {
+        // Writes one after another, each when the last is done: with the pages combined,
+        // every stripe's last write waits for the whole stripe's work, the others for none;
+        // the total is the same.
+        let lat = |extra: &str| -> Vec<u64> {
+            let mut sim =
+                from_yaml(&(small_yaml("greedy", false) + "  page_overhead: 20us\n" + extra));
+            (0..64u64)
+                .map(|i| {
+                    let t = sim.clock;
+                    write(&mut sim, i * 4096, i) - t
+                })
+                .collect()
+        };
+        let each = lat("");
+        let combined = lat("  combine_writes: true\n");
+        let stripe = from_yaml(&(small_yaml("greedy", false) + "  combine_writes: true\n"))
+            .p
+            .combine as usize;
+        assert!(stripe > 1 && 64 % stripe == 0, "{stripe}");
+        assert_eq!(each.iter().sum::<u64>(), combined.iter().sum::<u64>());
+        for (i, (&c, &e)) in combined.iter().zip(&each).enumerate() {
+            if (i + 1) % stripe == 0 {
+                assert_eq!(c, e + (stripe as u64 - 1) * 20_000, "write {i}");
+            } else {
+                assert_eq!(c + 20_000, e, "write {i}");
+            }
+        }
     }
 
     #[test]
