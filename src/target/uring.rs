@@ -139,9 +139,10 @@ impl UringQueue {
             iov_base: buf.as_mut_ptr().cast(),
             iov_len: buf.len(),
         };
-        // SAFETY: the buffer is heap memory the engine keeps for the slot until the queue
-        // is dropped (a replaced one is registered anew here before its first use); the
-        // kernel pins its pages while registered.
+        // SAFETY: the buffer is heap memory the engine's loop keeps for this slot through
+        // the queue's one job (a queue serves one job: an address seen before is the same
+        // live buffer; a new one is registered here before its first use); the kernel pins
+        // its pages while registered, and dropping the ring unregisters them.
         unsafe {
             self.ring
                 .submitter()
