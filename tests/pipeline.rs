@@ -937,39 +937,42 @@ fn registered_buffers_files_and_pinned_threads_write_what_the_plain_ring_writes(
         assert!(job.contains(line), "{line} not in\n{job}");
     }
 
-    // What cannot be done is said, naming the option.
-    let out = run("    cpus: [4000]\n", &[]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("cpus: CPU 4000 is not one this process may run on"),
-        "{}",
-        stderr(&out)
-    );
-    let out = run(fixed, &["--engine", "psync"]);
-    assert!(
-        stderr(&out).contains("io_uring: fixed_buffers, fixed_files asked of the psync engine"),
-        "{}",
-        stderr(&out)
-    );
-    let out = run("    io_uring: {hipri: true}\n", &["--engine", "io_uring"]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("hipri: polled completions need a device with poll queues")
-            && stderr(&out).contains("queue/io_poll is 0"),
-        "{}",
-        stderr(&out)
-    );
-    let out = run("    cpus: []\n", &[]);
-    assert!(
-        stderr(&out).contains("suites/rings.yaml:")
-            && stderr(&out).contains("cpus: expected a list of CPU numbers"),
-        "{}",
-        stderr(&out)
-    );
-    let out = run("    io_uring: {fixed: true}\n", &[]);
-    assert!(
-        stderr(&out).contains("unknown field `fixed`"),
-        "{}",
-        stderr(&out)
-    );
+    // What cannot be done is said, naming the option: (test keys, run arguments, what the
+    // error says).
+    let refused: [(&str, &[&str], &[&str]); 5] = [
+        (
+            "    cpus: [4000]\n",
+            &[],
+            &["cpus: CPU 4000 is not one this process may run on"],
+        ),
+        (
+            fixed,
+            &["--engine", "psync"],
+            &["io_uring: fixed_buffers, fixed_files asked of the psync engine"],
+        ),
+        (
+            "    io_uring: {hipri: true}\n",
+            &["--engine", "io_uring"],
+            &[
+                "hipri: polled completions need a device with poll queues",
+                "queue/io_poll is 0",
+            ],
+        ),
+        (
+            "    cpus: []\n",
+            &[],
+            &["suites/rings.yaml:", "cpus: expected a list of CPU numbers"],
+        ),
+        (
+            "    io_uring: {fixed: true}\n",
+            &[],
+            &["unknown field `fixed`"],
+        ),
+    ];
+    for (options, args, says) in refused {
+        let out = run(options, args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{options}");
+        assert!(says.iter().all(|s| err.contains(s)), "{err}");
+    }
 }

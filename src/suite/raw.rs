@@ -201,9 +201,7 @@ impl TestSpec {
                 rate: raw.rate,
                 burst: raw.burst,
                 io: IoOptions {
-                    fixed_buffers: raw.io_uring.fixed_buffers,
-                    fixed_files: raw.io_uring.fixed_files,
-                    hipri: raw.io_uring.hipri,
+                    ring: raw.io_uring,
                     cpus: raw.cpus.clone().unwrap_or_default(),
                 },
                 samples: raw.samples,

@@ -16,7 +16,7 @@ use crate::io::{Command, EngineChoice, IoRequest, Op};
 use crate::workload::IoOptions;
 use crate::workload::{DataFiller, DataKind};
 
-use super::uring::{RingSetup, UringQueue};
+use super::uring::UringQueue;
 use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetError, TargetInfo, TargetKind};
 
 /// The sidecar that marks a file as created by roundup (so it may be written and removed).
@@ -319,12 +319,12 @@ impl Target for FileTarget {
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
         let origin = Instant::now();
         let name = self.info.path.clone().unwrap_or_default();
-        let ring = RingSetup::of(io);
-        let asks_ring = ring.fixed_buffers || ring.fixed_files || ring.hipri;
+        let ring = io.ring;
+        let asks_ring = ring.any();
         if asks_ring && engine == EngineChoice::Psync {
             return Err(Error::Target(TargetError::Unsupported(format!(
                 "{name}: io_uring: {} asked of the psync engine (expected engine io_uring or auto)",
-                io.ring_words().join(", ")
+                ring.words().join(", ")
             ))));
         }
         // Polled completions need poll queues; without them the kernel would complete by

@@ -11,7 +11,7 @@ use io_uring::{opcode, types, IoUring};
 
 use crate::error::{Error, Result};
 use crate::io::{Command, IoRequest, Op};
-use crate::workload::IoOptions;
+use crate::workload::RingOptions;
 
 use super::file::run_command;
 use super::{AlignedBuf, Completion, IoQueue, TargetError};
@@ -32,31 +32,9 @@ pub struct UringQueue {
     disabled: bool,
     /// The job's ring options; `registered[slot]` is the buffer address registered for
     /// that slot (0: none yet), `set_up` whether the files and buffer table are.
-    options: RingSetup,
+    options: RingOptions,
     registered: Vec<usize>,
     set_up: bool,
-}
-
-/// What a job asks of its rings ([`IoOptions`] without the pinning, which the engine does).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct RingSetup {
-    /// Buffers registered once per slot (`READ_FIXED`/`WRITE_FIXED`).
-    pub fixed_buffers: bool,
-    /// The file registered once (a fixed file index in every entry).
-    pub fixed_files: bool,
-    /// Polled completions (`IORING_SETUP_IOPOLL`).
-    pub hipri: bool,
-}
-
-impl RingSetup {
-    /// The ring options of a job's [`IoOptions`].
-    pub fn of(io: &IoOptions) -> RingSetup {
-        RingSetup {
-            fixed_buffers: io.fixed_buffers,
-            fixed_files: io.fixed_files,
-            hipri: io.hipri,
-        }
-    }
 }
 
 impl UringQueue {
@@ -66,7 +44,7 @@ impl UringQueue {
         depth: u32,
         origin: Instant,
         name: String,
-        options: RingSetup,
+        options: RingOptions,
     ) -> std::io::Result<UringQueue> {
         let entries = depth.max(1).next_power_of_two();
         let builder = || {

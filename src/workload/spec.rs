@@ -68,16 +68,9 @@ pub struct Workload {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct IoOptions {
-    /// Each slot's buffer registered with the ring once (no page pinning per I/O).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub fixed_buffers: bool,
-    /// The file registered with the ring once (no file lookup per I/O).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub fixed_files: bool,
-    /// Completions polled on the device's poll queues (IORING_SETUP_IOPOLL), not
-    /// interrupt-driven: needs a device with poll queues (NVMe's `poll_queues`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub hipri: bool,
+    /// The ring options (flat in a manifest: `fixed_buffers`, `fixed_files`, `hipri`).
+    #[serde(flatten)]
+    pub ring: RingOptions,
     /// CPUs the engine threads run on, one each in turn (thread `t` on `cpus[t % n]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<u32>,
@@ -88,9 +81,32 @@ impl IoOptions {
     pub fn is_default(&self) -> bool {
         *self == IoOptions::default()
     }
-    /// The ring options as the manifest and the plan print them: `fixed_buffers,
-    /// fixed_files`, or none.
-    pub fn ring_words(&self) -> Vec<&'static str> {
+}
+
+/// A test's `io_uring:`: how each ring is set up, each option off unless set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RingOptions {
+    /// Each slot's buffer registered with the ring once (`READ_FIXED`/`WRITE_FIXED`: no
+    /// page pinning per I/O).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_buffers: bool,
+    /// The file registered with the ring once (no file lookup per I/O).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_files: bool,
+    /// Completions polled on the device's poll queues (`IORING_SETUP_IOPOLL`), not
+    /// interrupt-driven: needs a device with poll queues (NVMe's `poll_queues`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
+}
+
+impl RingOptions {
+    /// Whether any option is set.
+    pub fn any(&self) -> bool {
+        *self != RingOptions::default()
+    }
+    /// The options set, by name: `fixed_buffers, fixed_files`.
+    pub fn words(&self) -> Vec<&'static str> {
         [
             (self.fixed_buffers, "fixed_buffers"),
             (self.fixed_files, "fixed_files"),
@@ -100,21 +116,6 @@ impl IoOptions {
         .filter_map(|(on, w)| on.then_some(w))
         .collect()
     }
-}
-
-/// An `io_uring:` as written: the ring options, each off unless set.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RingOptions {
-    /// `fixed_buffers: true`.
-    #[serde(default)]
-    pub fixed_buffers: bool,
-    /// `fixed_files: true`.
-    #[serde(default)]
-    pub fixed_files: bool,
-    /// `hipri: true`.
-    #[serde(default)]
-    pub hipri: bool,
 }
 
 /// Bursts of I/O with the drive idle between them: `bytes` issued, then, once they have

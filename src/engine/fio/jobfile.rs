@@ -104,9 +104,9 @@ pub fn job_file(spec: &JobFileSpec) -> Result<String, String> {
     line("iodepth", &w.queue_depth.max(1));
     line("numjobs", &w.threads.max(1));
     for (on, key) in [
-        (w.io.fixed_buffers, "fixedbufs"),
-        (w.io.fixed_files, "registerfiles"),
-        (w.io.hipri, "hipri"),
+        (w.io.ring.fixed_buffers, "fixedbufs"),
+        (w.io.ring.fixed_files, "registerfiles"),
+        (w.io.ring.hipri, "hipri"),
     ] {
         if on {
             line(key, &1);
