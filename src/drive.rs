@@ -307,6 +307,10 @@ pub struct SsdSpec {
     /// time, and the FTL's block is one block on each plane, erased together.
     #[serde(default)]
     pub planes: Option<u32>,
+    /// How a die's planes read (default: one page a die at a time). Absent from the plan
+    /// hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plane_reads: Option<PlaneReads>,
     /// Page read time (tR).
     pub read: Duration,
     /// Page program time (tPROG).
@@ -509,6 +513,20 @@ pub enum FtlKind {
     Page,
     /// Block-mapped with a log area (JMicron JMF602 class).
     Block,
+}
+
+/// How a die's planes read pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlaneReads {
+    /// Multi-plane reads (ONFI's, and every NAND of the 2010s): one sense reads the pages
+    /// at the same place in each plane, those the controller has been asked for when it
+    /// starts the sense, as a multi-plane program wrote them (a sequential stream's).
+    Multi,
+    /// Independent plane reads (the 3D NAND of about 2020 on): each plane senses its own
+    /// page on its own, so a die reads as many pages at once as it has planes, at random
+    /// as in order. Programs and erases still take the whole die.
+    Independent,
 }
 
 /// Garbage-collection victim policy.
@@ -828,6 +846,13 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
     let planes = s.planes.unwrap_or(1);
     if !matches!(planes, 1 | 2 | 4) {
         return Err(format!("ssd.planes: expected 1, 2 or 4, found {planes}"));
+    }
+    if s.plane_reads.is_some() && planes == 1 {
+        return Err(
+            "ssd.plane_reads: a die of one plane has no planes to read apart (set planes: 2 \
+             or 4)"
+                .into(),
+        );
     }
     if let Some(r) = s.upper_page_program.filter(|r| !(1.0..=10.0).contains(r)) {
         return Err(format!(

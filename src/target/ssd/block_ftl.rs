@@ -114,7 +114,7 @@ impl SsdSim {
             if sequential {
                 // A log written in order replaces its data block: erase the old one.
                 t = start + p.t_erase;
-                self.die.iter_mut().for_each(|d| d.busy = t);
+                self.die.iter_mut().for_each(|d| d.book(t));
                 self.stats.erases += dies;
                 continue;
             }
@@ -126,7 +126,7 @@ impl SsdSim {
                 }
             }
             for (d, &n) in self.die.iter_mut().zip(&copies) {
-                d.busy = start + n * (p.t_read + p.t_prog) + 2 * p.t_erase;
+                d.book(start + n * (p.t_read + p.t_prog) + 2 * p.t_erase);
             }
             t = self.die.iter().fold(start, |a, d| a.max(d.busy));
             let copied: u64 = copies.iter().sum();

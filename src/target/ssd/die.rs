@@ -8,12 +8,29 @@
 pub(super) struct Die {
     /// When the host operations booked so far end.
     pub(super) busy: u64,
+    /// When the host operations that take the whole die (programs, erases, reads where
+    /// planes do not read apart) end.
+    whole: u64,
+    /// When each plane's own read ends (planes that read apart).
+    plane: [u64; 4],
+    /// The last sense started by [`Die::start`] (planes that read together).
+    sense: Option<Sense>,
     /// Background work still to do, in order.
     bg: std::collections::VecDeque<Work>,
     /// Its total, ns.
     pub(super) bg_left: u64,
     /// When the background work (re)starts, if no host operation comes first.
     bg_from: u64,
+}
+
+/// A sense of a wordline's pages (a multi-plane read).
+#[derive(Debug, Clone, Copy)]
+struct Sense {
+    wordline: u64,
+    start: u64,
+    sensed: u64,
+    /// The planes whose pages it reads, a bit each.
+    planes: u8,
 }
 
 /// A stretch of background work made of equal steps that cannot be interrupted.
@@ -66,7 +83,52 @@ impl Die {
     /// operations booked, and after the background step running then. The caller books
     /// its end with [`Die::book`].
     pub(super) fn start(&mut self, ready: u64) -> u64 {
-        let s = ready.max(self.busy);
+        self.sense = None;
+        self.start_at(ready.max(self.busy))
+    }
+
+    /// Records that the read started by [`Die::start`] at `start` senses `wordline`'s page
+    /// on `plane` until `sensed`, so that a read of another plane's page there may join it.
+    pub(super) fn sensing(&mut self, wordline: u64, plane: usize, start: u64, sensed: u64) {
+        self.sense = Some(Sense {
+            wordline,
+            start,
+            sensed,
+            planes: 1 << plane,
+        });
+    }
+
+    /// Where planes read together: when a page on `plane` of `wordline`, asked for at
+    /// `ready`, is sensed by the last sense (one the controller started with this read
+    /// already asked for: a multi-plane read), if it is. The caller books the page's
+    /// transfer with [`Die::book`].
+    pub(super) fn join(&mut self, ready: u64, wordline: u64, plane: usize) -> Option<u64> {
+        let s = self.sense.as_mut()?;
+        let joins = s.wordline == wordline && ready <= s.start && s.planes & (1 << plane) == 0;
+        joins.then(|| {
+            s.planes |= 1 << plane;
+            s.sensed
+        })
+    }
+
+    /// When a read of a page on `plane` can start, where planes read apart: after the
+    /// operations that take the whole die and that plane's last read, and after the
+    /// background step running then. The caller books its end with [`Die::book_plane`].
+    pub(super) fn start_plane(&mut self, ready: u64, plane: usize) -> u64 {
+        self.start_at(ready.max(self.whole).max(self.plane[plane]))
+    }
+
+    /// Books a read started by [`Die::start_plane`] until `end`: the plane is busy until
+    /// then, and the whole die for the operations that need it.
+    pub(super) fn book_plane(&mut self, end: u64, plane: usize) {
+        self.plane[plane] = self.plane[plane].max(end);
+        self.busy = self.busy.max(end);
+        if self.bg_left > 0 {
+            self.bg_from = self.bg_from.max(self.busy);
+        }
+    }
+
+    fn start_at(&mut self, s: u64) -> u64 {
         self.advance(s);
         if self.bg_left == 0 || self.bg_from > s {
             return s;
@@ -88,6 +150,7 @@ impl Die {
     /// resumes after it.
     pub(super) fn book(&mut self, end: u64) {
         self.busy = self.busy.max(end);
+        self.whole = self.whole.max(end);
         if self.bg_left > 0 {
             self.bg_from = self.bg_from.max(self.busy);
         }
@@ -145,6 +208,7 @@ impl Die {
     /// operations must wait for); returns when it ends.
     pub(super) fn block(&mut self, at: u64, work: u64) -> u64 {
         self.busy = at.max(self.free_at()) + work;
+        self.whole = self.busy;
         self.bg.clear();
         self.bg_left = 0;
         self.busy
