@@ -589,12 +589,20 @@ fn merge(lab_dir: &Path, dirs: &[PathBuf], prefer: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-/// `roundup demo`: the demo suite on every drive, then the site.
+/// `roundup demo`: the demo suite on every drive (and `demo-fill`, where the lab has it: an
+/// NVMe-era drive's SLC-cache chart beside a classic drive's), then the site.
 fn demo(lab_dir: &Path) -> Result<()> {
     let started = Instant::now();
     let lab = load(lab_dir)?;
+    let mut suites = vec!["demo".to_string()];
+    suites.extend(
+        lab.suites
+            .keys()
+            .filter(|name| name.as_str() == "demo-fill")
+            .map(|name| name.to_string()),
+    );
     let sel = Selection {
-        suites: vec!["demo".into()],
+        suites,
         ..Default::default()
     };
     let plan = plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
