@@ -666,13 +666,15 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
             "paced" if r["drive"] == "by-fio" => {
                 // fio paces its own jobs: it is given the rate, never runs above it, and
                 // falls behind on a busy two-core machine (1911 and 1963 of 2000 seen in
-                // CI): its timing is fio's, so only that it paced is asserted.
+                // CI, 1470 beside a test filling a 4 TB simulated drive): its timing is
+                // fio's, so only that it paced is asserted (half the rate: a pacer off by
+                // a factor fails).
                 let job = fs::read_to_string(lab.path().join(
                     "results/drive=by-fio/firmware=unknown/suite=r/test=paced/variant=base/repeat=1/job.fio",
                 ))
                 .unwrap();
                 assert!(job.contains("rate_iops=2000\n"), "{job}");
-                assert!(iops < 2020.0 && iops > 1500.0, "by-fio: {iops} IOPS");
+                assert!(iops < 2020.0 && iops > 1000.0, "by-fio: {iops} IOPS");
                 seen += 1;
             }
             "paced" if r["drive"] == "sim-a" => {
@@ -684,9 +686,9 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
                 // A real drive's engine never runs above the rate; how close it keeps to
                 // it is the machine's: 1,652 of 2,000 once with the engine's thread short
                 // of CPU beside a test filling a 4 TB simulated drive, 1,841 at QD4
-                // another time (its timing is not what this checks).
+                // another time (its timing is not what this checks: half the rate is).
                 assert!(
-                    iops < 2020.0 && iops > 1500.0,
+                    iops < 2020.0 && iops > 1000.0,
                     "{}: {iops} IOPS",
                     r["drive"]
                 );
@@ -697,7 +699,7 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
                 seen += 1;
             }
             "paced-mb" => {
-                assert!(mb < 20.2 && mb > 15.0, "{}: {mb} MB/s", r["drive"]);
+                assert!(mb < 20.2 && mb > 10.0, "{}: {mb} MB/s", r["drive"]);
                 seen += 1;
             }
             other => panic!("{other}"),

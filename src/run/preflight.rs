@@ -324,11 +324,21 @@ pub(crate) fn probe_plan<'a>(lab: &Lab, plan: &'a Plan, opts: &RunOptions) -> Pr
 }
 
 /// Each test whose offered load (`rate`) is more than a simulated drive's link carries,
-/// once per test, variant value and drive, at its key: the drive cannot be offered it, and
-/// the QoS curve stops at the link.
+/// once per test and variant value, at its key, naming the drives by link rate: they
+/// cannot be offered it, and the QoS curve stops at their link.
 fn link_warnings(lab: &Lab, plan: &Plan) -> Vec<String> {
     use crate::drive::TargetSpec;
-    let mut out: Vec<String> = Vec::new();
+    use std::collections::{BTreeMap, BTreeSet};
+    /// A test's offered load over the links of some drives: link rate (bytes/s) → drives.
+    struct Over<'a> {
+        suite: &'a str,
+        test: &'a str,
+        key: &'static str,
+        rate: String,
+        offered: f64,
+        links: BTreeMap<u64, BTreeSet<&'a str>>,
+    }
+    let mut over: Vec<Over> = Vec::new();
     for job in &plan.jobs {
         let Some(rate) = job.workload.rate else {
             continue;
@@ -351,26 +361,65 @@ fn link_warnings(lab: &Lab, plan: &Plan) -> Vec<String> {
         } else {
             "rate"
         };
-        let line = lab
-            .test_key_error(
-                &job.suite,
-                &job.test,
-                key,
-                format!(
-                    "{} ({} MB/s) is more than drive {}'s link carries ({} MB/s): it is \
-                     offered what it cannot take",
-                    rate.label(),
-                    crate::units::figure(offered / 1e6),
-                    job.drive,
-                    crate::units::figure(link / 1e6)
-                ),
-            )
-            .to_string();
-        if !out.contains(&line) {
-            out.push(line);
-        }
+        let rate = rate.label();
+        let at = over
+            .iter()
+            .position(|o| (o.suite, o.test, o.key, &o.rate) == (&job.suite, &job.test, key, &rate));
+        let o = match at {
+            Some(i) => &mut over[i],
+            None => {
+                over.push(Over {
+                    suite: &job.suite,
+                    test: &job.test,
+                    key,
+                    rate,
+                    offered,
+                    links: BTreeMap::new(),
+                });
+                over.last_mut().expect("just pushed")
+            }
+        };
+        o.links
+            .entry(link as u64)
+            .or_default()
+            .insert(job.drive.as_str());
     }
-    out
+    let mb = |b: f64| crate::units::figure(b / 1e6);
+    over.iter()
+        .map(|o| {
+            let drives: usize = o.links.values().map(BTreeSet::len).sum();
+            let what = if drives == 1 {
+                let (link, names) = o.links.iter().next().expect("a drive");
+                format!(
+                    "is more than drive {}'s link carries ({} MB/s): it is offered what it \
+                     cannot take",
+                    names.iter().next().expect("a drive"),
+                    mb(*link as f64)
+                )
+            } else {
+                let by_link: Vec<String> = o
+                    .links
+                    .iter()
+                    .map(|(link, names)| {
+                        let names: Vec<&str> = names.iter().copied().collect();
+                        format!("{} MB/s: {}", mb(*link as f64), names.join(", "))
+                    })
+                    .collect();
+                format!(
+                    "is more than the links of {drives} drives carry ({}): they are offered \
+                     what they cannot take",
+                    by_link.join("; ")
+                )
+            };
+            lab.test_key_error(
+                o.suite,
+                o.test,
+                o.key,
+                format!("{} ({} MB/s) {what}", o.rate, mb(o.offered)),
+            )
+            .to_string()
+        })
+        .collect()
 }
 
 /// The plan's jobs, drive by drive.
