@@ -13,7 +13,8 @@ pub(super) struct Die {
     whole: u64,
     /// When each plane's own read ends (planes that read apart).
     plane: [u64; 4],
-    /// The last sense started by [`Die::start`] (planes that read together).
+    /// The last sense of a read where planes read together ([`Die::sense_together`]);
+    /// any other operation started ends it.
     sense: Option<Sense>,
     /// Background work still to do, in order.
     bg: std::collections::VecDeque<Work>,
@@ -87,28 +88,36 @@ impl Die {
         self.start_at(ready.max(self.busy))
     }
 
-    /// Records that the read started by [`Die::start`] at `start` senses `wordline`'s page
-    /// on `plane` until `sensed`, so that a read of another plane's page there may join it.
-    pub(super) fn sensing(&mut self, wordline: u64, plane: usize, start: u64, sensed: u64) {
+    /// Where planes read together: when the page on `plane` of `wordline`, asked for at
+    /// `ready`, is sensed: by the last sense if that reads the same wordline and started
+    /// with this read already asked for (a multi-plane read), else by a sense of `t_read`
+    /// of its own, started as [`Die::start`] starts one. The caller books the page's
+    /// transfer with [`Die::book`].
+    pub(super) fn sense_together(
+        &mut self,
+        ready: u64,
+        wordline: u64,
+        plane: usize,
+        t_read: u64,
+    ) -> u64 {
+        let bit = 1 << plane;
+        if let Some(s) = self
+            .sense
+            .as_mut()
+            .filter(|s| s.wordline == wordline && ready <= s.start && s.planes & bit == 0)
+        {
+            s.planes |= bit;
+            return s.sensed;
+        }
+        let start = self.start(ready);
+        let sensed = start + t_read;
         self.sense = Some(Sense {
             wordline,
             start,
             sensed,
-            planes: 1 << plane,
+            planes: bit,
         });
-    }
-
-    /// Where planes read together: when a page on `plane` of `wordline`, asked for at
-    /// `ready`, is sensed by the last sense (one the controller started with this read
-    /// already asked for: a multi-plane read), if it is. The caller books the page's
-    /// transfer with [`Die::book`].
-    pub(super) fn join(&mut self, ready: u64, wordline: u64, plane: usize) -> Option<u64> {
-        let s = self.sense.as_mut()?;
-        let joins = s.wordline == wordline && ready <= s.start && s.planes & (1 << plane) == 0;
-        joins.then(|| {
-            s.planes |= 1 << plane;
-            s.sensed
-        })
+        sensed
     }
 
     /// When a read of a page on `plane` can start, where planes read apart: after the

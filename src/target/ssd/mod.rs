@@ -462,23 +462,15 @@ impl SsdSim {
         let p = self.p;
         let (d, ch) = (page.die, page.die % p.channels);
         let t_read = p.t_read_pair[page.upper as usize];
+        let independent = p.plane_reads == Some(PlaneReads::Independent);
         let mut at = ready;
         let mut first = true;
         loop {
-            let independent = p.plane_reads == Some(PlaneReads::Independent);
             let sensed = match p.plane_reads {
                 Some(PlaneReads::Independent) => self.die[d].start_plane(at, page.plane) + t_read,
                 // A read again is a sense of its own.
                 Some(PlaneReads::Multi) if first => {
-                    match self.die[d].join(at, page.wordline, page.plane) {
-                        Some(sensed) => sensed,
-                        None => {
-                            let start = self.die[d].start(at);
-                            let sensed = start + t_read;
-                            self.die[d].sensing(page.wordline, page.plane, start, sensed);
-                            sensed
-                        }
-                    }
+                    self.die[d].sense_together(at, page.wordline, page.plane, t_read)
                 }
                 _ => self.die[d].start(at) + t_read,
             };
