@@ -329,6 +329,20 @@ pub struct SsdSpec {
     /// Absent from the plan hash when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upper_page_read: Option<f64>,
+    /// TLC and QLC page types: the sensing steps a read of each of a wordline's pages
+    /// takes, in the order the pages are written (a Gray code: they add up to 2^bits − 1,
+    /// each read level belonging to one page; TLC's balanced code is `[2, 3, 2]`). A page's
+    /// read takes `read` × (1 + its senses) over the pages' mean of that (the fixed part one
+    /// sense's worth, as MLC's 1.5 says of senses 1 and 2). Instead of `upper_page_read`.
+    /// Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_senses: Option<Vec<u32>>,
+    /// 3D NAND's one-shot (full-sequence) programming: a native program writes all of a
+    /// wordline's pages (as many as `read_senses` has, on each plane) at once, in that many
+    /// times `program`, so no page type programs faster than another. Default false.
+    /// Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_shot: bool,
     /// Bit errors in page reads and the controller's correction of them (default none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecc: Option<EccSpec>,
@@ -812,6 +826,51 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
 }
 
 /// The NAND's geometry: dies, page, block, planes, and the write-combination vectors.
+/// `read_senses` and `one_shot`: a Gray code of 2 to 4 bits, and nothing that contradicts it.
+fn validate_page_types(s: &SsdSpec) -> std::result::Result<(), String> {
+    if let Some(senses) = &s.read_senses {
+        let bits = senses.len() as u32;
+        let levels = 1u64 << bits.min(8);
+        let total: u64 = senses.iter().map(|&n| n as u64).sum();
+        if !(2..=4).contains(&bits) || senses.contains(&0) || total != levels - 1 {
+            return Err(format!(
+                "ssd.read_senses: expected the sensing steps of each page of a wordline, 2 to \
+                 4 pages of at least 1 adding up to 2^pages − 1 (MLC [1, 2], TLC [2, 3, 2], \
+                 QLC [4, 4, 4, 3]), found {senses:?}"
+            ));
+        }
+        if s.upper_page_read.is_some() {
+            return Err(
+                "ssd.read_senses: give either read_senses or upper_page_read, not both".into(),
+            );
+        }
+        if let Some(c) = s.slc_cache.as_ref().filter(|c| c.bits != bits) {
+            return Err(format!(
+                "ssd.read_senses: {bits} page types a wordline, but slc_cache.bits says {} \
+                 bits a cell",
+                c.bits
+            ));
+        }
+    }
+    if s.one_shot {
+        if s.read_senses.is_none() {
+            return Err(
+                "ssd.one_shot: needs read_senses, whose pages a program writes at once \
+                        (their number is the bits a cell)"
+                    .into(),
+            );
+        }
+        if s.upper_page_program.is_some() {
+            return Err(
+                "ssd.one_shot: a wordline's pages program together, so no page type \
+                        has a program time of its own: drop upper_page_program"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
 fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
     let units = s.channels as u64 * s.dies_per_channel as u64;
     if s.channels == 0 || s.dies_per_channel == 0 || units > 4096 {
@@ -866,6 +925,7 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
              to 4, found {r}"
         ));
     }
+    validate_page_types(s)?;
     if let Some(c) = &s.slc_cache {
         if !matches!(c.bits, 2..=4) {
             return Err(format!(

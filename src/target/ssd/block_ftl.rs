@@ -136,6 +136,7 @@ impl SsdSim {
         }
         f.set_held(lpn, true);
         self.ctrl = t;
-        self.program(die, t)
+        // Block-mapped drives are the classic MLC ones: a page a program.
+        self.program(die, t, p.page * p.planes)
     }
 }

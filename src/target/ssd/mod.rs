@@ -67,9 +67,14 @@ struct Params {
     pages_per_block: u64,
     blocks_per_die: u64,
     t_read: u64,
-    /// A page read's sensing time on a lower and on an upper page (both `t_read` without
-    /// page types).
-    t_read_pair: [u64; 2],
+    /// A page read's time on each page type of a wordline, in the order they are written
+    /// (lower and upper: both `t_read` without page types).
+    t_read_types: [u64; 4],
+    /// Page types a wordline: 2 (lower, upper) unless `read_senses` says otherwise.
+    page_types: u64,
+    /// Pages on each plane a native program writes: a wordline's `page_types` with
+    /// one-shot programming, else 1.
+    program_pages: u64,
     /// Mean program time (garbage collection's copies take it).
     t_prog: u64,
     /// A host program's time on a lower and on an upper page (both `t_prog` without
@@ -103,13 +108,31 @@ fn pair(mean: u64, ratio: Option<f64>) -> [u64; 2] {
     [lower, 2 * mean - lower]
 }
 
-/// Where a logical page's data is: its die, the bytes stored, and whether it is on an upper
-/// page (a slower read where pages have types).
+/// Read times of a wordline's page types whose mean is `mean`, each in proportion to one
+/// plus its sensing steps (the last takes what rounding left, so the mean is exact).
+fn by_senses(mean: u64, senses: &[u32]) -> [u64; 4] {
+    let n = senses.len() as u64;
+    let weights: u64 = senses.iter().map(|&k| 1 + k as u64).sum();
+    let mut t = [0u64; 4];
+    let mut given = 0;
+    for (i, &k) in senses.iter().enumerate() {
+        t[i] = if i + 1 == senses.len() {
+            n * mean - given
+        } else {
+            ((n * mean * (1 + k as u64)) as f64 / weights as f64).round() as u64
+        };
+        given += t[i];
+    }
+    t
+}
+
+/// Where a logical page's data is: its die, the bytes stored, and its page's type (0 the
+/// lower; an upper page reads slower where pages have types).
 #[derive(Debug, Clone, Copy)]
 struct Stored {
     die: usize,
     bytes: u64,
-    upper: bool,
+    kind: usize,
     /// The plane its page is on, and its page's wordline (the same on every plane of a
     /// die's block: the pages a multi-plane program wrote).
     plane: usize,
@@ -170,7 +193,18 @@ impl Params {
             pages_per_block,
             blocks_per_die: s.raw_capacity.0 / block / dies as u64,
             t_read: s.read.0,
-            t_read_pair: pair(s.read.0, s.upper_page_read),
+            t_read_types: match &s.read_senses {
+                Some(senses) => by_senses(s.read.0, senses),
+                None => {
+                    let [lower, upper] = pair(s.read.0, s.upper_page_read);
+                    [lower, upper, 0, 0]
+                }
+            },
+            page_types: s.read_senses.as_ref().map_or(2, |k| k.len() as u64),
+            program_pages: match &s.read_senses {
+                Some(senses) if s.one_shot => senses.len() as u64,
+                _ => 1,
+            },
             t_prog: s.program.0,
             t_prog_pair: pair(s.program.0, s.upper_page_program),
             ecc: s.ecc.as_ref().map(|e| Ecc::of(e, s.page.0)),
@@ -402,32 +436,50 @@ impl SsdSim {
     /// soon as the channel is free and waits in the die's cache registers if the die is
     /// still busy (a die collecting garbage does not hold up the other dies on its
     /// channel).
-    fn program(&mut self, die: usize, ready: u64) -> u64 {
-        let sent = self.send_program(die, ready);
-        let end = self.die[die].start(sent) + self.next_program_time(die);
+    fn program(&mut self, die: usize, ready: u64, unit: u64) -> u64 {
+        let sent = self.send_program(die, ready, unit);
+        let end = self.die[die].start(sent) + self.next_program_time(die, unit);
         self.die[die].book(end);
         end
     }
 
-    /// How long `die`'s next host program takes: in SLC mode while the cache has room; in
-    /// native cells (their pages alternating lower and upper) after the cache's data it
-    /// must fold first, each folded program read from SLC and programmed natively on the
-    /// die (on-die copy-back: no channel transfer).
-    fn next_program_time(&mut self, die: usize) -> u64 {
+    /// The bytes the next host program writes: a page on each plane; with one-shot
+    /// programming, a wordline's pages on each plane when it goes to native cells (in SLC
+    /// mode a cell holds one page's bit).
+    fn program_unit(&self) -> u64 {
         let p = self.p;
-        let unit = p.page * p.planes;
+        let page = p.page * p.planes;
+        match &self.slc {
+            _ if p.program_pages == 1 => page,
+            Some(c) if c.takes(page) => page,
+            _ => page * p.program_pages,
+        }
+    }
+
+    /// How long `die`'s next host program of `unit` bytes takes: in SLC mode while the
+    /// cache has room; in native cells (their pages alternating lower and upper, or a
+    /// wordline's at once) after the cache's data it must fold first, each page a plane
+    /// folded read from SLC and programmed natively on the die (on-die copy-back: no
+    /// channel transfer).
+    fn next_program_time(&mut self, die: usize, unit: u64) -> u64 {
+        let p = self.p;
         let fold = match self.slc.as_mut().map(|c| c.place(unit)) {
             Some(Placement::Slc) => return self.slc.as_ref().map_or(p.t_prog, |c| c.t_prog),
             Some(Placement::Native { fold }) => fold,
             None => 0,
         };
         self.stats.folded_bytes += fold;
-        let folding = (fold as u128 * (p.t_read + p.t_prog) as u128 / unit as u128) as u64;
+        let page = p.page * p.planes;
+        let folding = (fold as u128 * (p.t_read + p.t_prog) as u128 / page as u128) as u64;
         folding + self.native_program_time(die)
     }
 
-    /// A native program's time on `die`: its pages alternate lower and upper.
+    /// A native program's time on `die`: its pages alternate lower and upper, or with
+    /// one-shot programming a wordline's pages take `program` each, together.
     fn native_program_time(&mut self, die: usize) -> u64 {
+        if self.p.program_pages > 1 {
+            return self.p.program_pages * self.p.t_prog;
+        }
         let upper = &mut self.upper_next[die];
         let t = self.p.t_prog_pair[*upper as usize];
         *upper = !*upper;
@@ -437,17 +489,16 @@ impl SsdSim {
     /// Programs a page on each plane of `die` as soon as the background collection queued
     /// on it has erased their block at `erased`; host reads still go between its steps.
     /// Returns when done.
-    fn program_after_collection(&mut self, die: usize, ready: u64, erased: u64) -> u64 {
-        let sent = self.send_program(die, ready);
-        let t_prog = self.next_program_time(die);
+    fn program_after_collection(&mut self, die: usize, ready: u64, erased: u64, unit: u64) -> u64 {
+        let sent = self.send_program(die, ready, unit);
+        let t_prog = self.next_program_time(die, unit);
         self.die[die].background_after(sent, erased.max(sent), t_prog)
     }
 
     /// Sends a program's pages over the channel of `die` from `ready`; returns when sent.
-    fn send_program(&mut self, die: usize, ready: u64) -> u64 {
+    fn send_program(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
         let p = self.p;
         let ch = die % p.channels;
-        let bytes = p.page * p.planes;
         let sent =
             self.chan[ch].reserve(self.now, ready, (bytes as f64 * p.chan_ns_per_byte) as u64);
         self.stats.nand_bytes += bytes;
@@ -461,7 +512,7 @@ impl SsdSim {
     fn read_page(&mut self, page: Stored, ready: u64, bytes: u64) -> u64 {
         let p = self.p;
         let (d, ch) = (page.die, page.die % p.channels);
-        let t_read = p.t_read_pair[page.upper as usize];
+        let t_read = p.t_read_types[page.kind];
         let independent = p.plane_reads == Some(PlaneReads::Independent);
         let mut at = ready;
         let mut first = true;
@@ -786,7 +837,7 @@ impl SsdSim {
                 let stored = Stored {
                     die: (page % dies) as usize,
                     bytes: self.p.page,
-                    upper: (page / dies / planes) % 2 == 1,
+                    kind: (page / dies / planes % self.p.page_types) as usize,
                     plane: (page / dies % planes) as usize,
                     // Apart from the data's wordlines.
                     wordline: (1 << 63) | (page / dies / planes),
@@ -820,7 +871,7 @@ impl SsdSim {
                 Some(Stored {
                     die: (loc.block as u64 / p.blocks_per_die) as usize,
                     bytes: loc.bytes as u64,
-                    upper: (loc.entry() as u64 / p.planes) % 2 == 1,
+                    kind: (loc.entry() as u64 / p.planes % p.page_types) as usize,
                     plane: (loc.entry() as u64 % p.planes) as usize,
                     wordline: loc.block as u64 * p.pages_per_block + loc.entry() as u64 / p.planes,
                 })
@@ -830,7 +881,7 @@ impl SsdSim {
             Ftl::Block(_) => Some(Stored {
                 die: (lpn % p.dies as u64) as usize,
                 bytes: p.page,
-                upper: (lpn / p.dies as u64) % 2 == 1,
+                kind: (lpn / p.dies as u64 % p.page_types) as usize,
                 plane: 0,
                 wordline: lpn,
             }),
@@ -862,22 +913,23 @@ impl SsdSim {
         let erased = f.open[die].map_or(0, |b| f.blocks[b as usize].erased);
         let queued = erased > at && self.die[die].bg_left > 0;
         self.filling[die] += bytes;
-        // A program takes a page for each plane.
-        let unit = p.page * p.planes;
-        let mut programs = 0;
-        while self.filling[die] >= unit {
+        // A program takes a page for each plane (a wordline's pages, one-shot).
+        let mut programmed = false;
+        loop {
+            let unit = self.program_unit();
+            if self.filling[die] < unit {
+                break;
+            }
             self.filling[die] -= unit;
-            programs += 1;
-        }
-        for _ in 0..programs {
             let done = if queued {
-                self.program_after_collection(die, at, erased)
+                self.program_after_collection(die, at, erased, unit)
             } else {
-                self.program(die, at.max(erased))
+                self.program(die, at.max(erased), unit)
             };
             self.buffer.release(done, unit);
+            programmed = true;
         }
-        if programs > 0 {
+        if programmed {
             // The next page goes to the next die in turn if it is free by the time this
             // write's data arrived, else to the die that is free first (the next in turn
             // among equals): a die busy collecting garbage is passed over.
@@ -1313,14 +1365,14 @@ mod tests {
         let mut sim = from_yaml(&yaml);
         // 850 µs against 2.3 ms in the reference: 486 and 1,314 µs around 900.
         assert_eq!(sim.p.t_prog_pair, [486_486, 1_313_514]);
-        let times: Vec<u64> = (0..4).map(|_| sim.next_program_time(1)).collect();
+        let times: Vec<u64> = (0..4).map(|_| sim.next_program_time(1, 4096)).collect();
         assert_eq!(times, [486_486, 1_313_514, 486_486, 1_313_514]);
         // Each die keeps its own turn.
-        assert_eq!(sim.next_program_time(0), 486_486);
+        assert_eq!(sim.next_program_time(0, 4096), 486_486);
         // Without the ratio every page takes `program`.
         let mut plain = drive_aged("greedy", false);
-        assert_eq!(plain.next_program_time(0), 900_000);
-        assert_eq!(plain.next_program_time(0), 900_000);
+        assert_eq!(plain.next_program_time(0, 4096), 900_000);
+        assert_eq!(plain.next_program_time(0, 4096), 900_000);
     }
 
     #[test]
@@ -1331,7 +1383,7 @@ mod tests {
         );
         let mut sim = from_yaml(&yaml);
         // 40 and 60 µs around the 50 µs `read`.
-        assert_eq!(sim.p.t_read_pair, [40_000, 60_000]);
+        assert_eq!(sim.p.t_read_types, [40_000, 60_000, 0, 0]);
         // Pages written in order on one die: its block's wordlines alternate lower, upper.
         let dies = sim.p.dies as u64;
         for i in 0..4 * dies {
@@ -1351,7 +1403,7 @@ mod tests {
             done - now
         };
         let types: Vec<bool> = (0..4 * dies)
-            .map(|lpn| sim.locate(lpn).unwrap().upper)
+            .map(|lpn| sim.locate(lpn).unwrap().kind == 1)
             .collect();
         assert_eq!(types.iter().filter(|&&u| u).count() as u64, 2 * dies);
         let lower = types.iter().position(|&u| !u).unwrap() as u64;
@@ -1360,7 +1412,105 @@ mod tests {
         assert_eq!(u - l, 20_000, "lower {l} ns, upper {u} ns");
         // Without the ratio both take `read`.
         let plain = drive_aged("greedy", false);
-        assert_eq!(plain.p.t_read_pair, [50_000, 50_000]);
+        assert_eq!(plain.p.t_read_types, [50_000, 50_000, 0, 0]);
+    }
+
+    /// The small drive as TLC: page types by `read_senses`, and `extra` lines.
+    fn tlc_yaml(extra: &str) -> String {
+        small_yaml("greedy", false).replace(
+            "  erase: 3500us\n",
+            &format!("  erase: 3500us\n  read_senses: [2, 3, 2]\n{extra}"),
+        )
+    }
+
+    #[test]
+    fn tlc_pages_read_in_proportion_to_their_sensing_steps() {
+        let mut sim = from_yaml(&tlc_yaml(""));
+        // 1 + 2, 1 + 3 and 1 + 2 senses' worth around the 50 µs mean: 45, 60 and 45 µs.
+        assert_eq!(sim.p.t_read_types, [45_000, 60_000, 45_000, 0]);
+        assert_eq!(sim.p.page_types, 3);
+        let dies = sim.p.dies as u64;
+        for i in 0..6 * dies {
+            write(&mut sim, i * 4096, i);
+        }
+        sim.settle();
+        // A die's pages in order: lower, middle, upper, lower, ...
+        let kinds: Vec<usize> = (0..6 * dies)
+            .map(|lpn| sim.locate(lpn).unwrap().kind)
+            .collect();
+        for k in 0..3 {
+            assert_eq!(kinds.iter().filter(|&&x| x == k).count() as u64, 2 * dies);
+        }
+        let mut took = [0u64; 3];
+        for (i, k) in [0, 1, 2].into_iter().enumerate() {
+            let lpn = kinds.iter().position(|&x| x == k).unwrap() as u64;
+            let now = sim.clock + 10_000_000;
+            let req = IoRequest {
+                seq: 1000 + i as u64,
+                op: Op::Read,
+                offset: lpn * 4096,
+                len: 4096,
+            };
+            let done = sim.serve(now, &req, None).unwrap();
+            sim.advance_to(done);
+            took[k] = done - now;
+        }
+        assert_eq!(took[1] - took[0], 15_000, "{took:?}");
+        assert_eq!(took[2], took[0], "{took:?}");
+    }
+
+    #[test]
+    fn one_shot_programs_a_wordlines_pages_together() {
+        // Three pages to a wordline: a die programs when it holds three, in 3 × 900 µs.
+        let mut sim = from_yaml(&tlc_yaml("  one_shot: true\n"));
+        assert_eq!(sim.p.program_pages, 3);
+        assert_eq!(sim.program_unit(), 3 * 4096);
+        for i in 0..2 {
+            write(&mut sim, i * 4096, i);
+        }
+        assert_eq!(sim.die[0].busy, 0, "two pages wait for the third");
+        write(&mut sim, 2 * 4096, 2);
+        let busy = sim.die[0].busy;
+        assert!(busy > 2_700_000 && busy < 2_700_000 + 1_000_000, "{busy}");
+        // Page by page, the same three pages go one to a die, each 900 µs.
+        let mut plain = from_yaml(&tlc_yaml(""));
+        for i in 0..3 {
+            write(&mut plain, i * 4096, i);
+        }
+        let dies: Vec<u64> = plain.die.iter().map(|d| d.busy).collect();
+        assert!(
+            dies[..3].iter().all(|&b| b > 900_000 && b < 1_900_000),
+            "{dies:?}"
+        );
+        // In SLC mode a cell holds one bit: a program is a page again, until the cache is full.
+        let cache = "  one_shot: true\n  slc_cache: {bits: 3, static: 8KiB, program: 100us}\n";
+        let mut cached = from_yaml(&tlc_yaml(cache));
+        assert_eq!(cached.program_unit(), 4096);
+        write(&mut cached, 0, 0);
+        let busy = cached.die[0].busy;
+        assert!(busy > 100_000 && busy < 1_000_000, "{busy}");
+        write(&mut cached, 4096, 1);
+        assert_eq!(cached.program_unit(), 3 * 4096);
+        // Neither one-shot without the page types, nor page types and an MLC ratio.
+        for (extra, key) in [
+            ("  one_shot: true\n", "ssd.one_shot"),
+            ("  read_senses: [2, 3, 3]\n", "ssd.read_senses"),
+            (
+                "  read_senses: [2, 3, 2]\n  upper_page_read: 1.5\n",
+                "ssd.read_senses",
+            ),
+            (
+                "  read_senses: [2, 3, 2]\n  slc_cache: {bits: 4, program: 100us}\n",
+                "ssd.read_senses",
+            ),
+        ] {
+            let yaml = small_yaml("greedy", false)
+                .replace("  erase: 3500us\n", &format!("  erase: 3500us\n{extra}"));
+            let spec: std::result::Result<DriveSpec, _> =
+                crate::config::from_yaml(std::path::Path::new("t.yaml"), &yaml);
+            let err = spec.err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(key), "{extra}: {err}");
+        }
     }
 
     #[test]

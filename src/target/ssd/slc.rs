@@ -58,6 +58,13 @@ impl Slc {
         self.native + self.held_dynamic * self.bits
     }
 
+    /// Whether [`Slc::place`] would put `bytes` of host data in SLC mode now.
+    pub fn takes(&self, bytes: u64) -> bool {
+        self.held_static + bytes <= self.static_cap
+            || (self.held_dynamic + bytes <= self.dynamic_cap
+                && self.used() + bytes * self.bits <= self.user)
+    }
+
     /// Places `bytes` of host data: in the static cache while it has room, then the dynamic
     /// one while it has room and the user area can take it in SLC mode, else in native
     /// cells, folding as much of the dynamic cache first as the user area needs.
@@ -66,9 +73,7 @@ impl Slc {
             self.held_static += bytes;
             return Placement::Slc;
         }
-        if self.held_dynamic + bytes <= self.dynamic_cap
-            && self.used() + bytes * self.bits <= self.user
-        {
+        if self.takes(bytes) {
             self.held_dynamic += bytes;
             return Placement::Slc;
         }
