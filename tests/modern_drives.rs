@@ -369,3 +369,44 @@ fn a_dram_less_drive_reads_slower_where_its_map_cache_does_not_reach() {
     assert!(far > 1.5 * near, "far {far} µs, near {near} µs");
     assert!((mean("dram", "far") / mean("dram", "near") - 1.0).abs() < 0.05);
 }
+
+#[test]
+fn tlc_page_types_spread_a_qd1_read_and_qlc_pages_mostly_sense_alike() {
+    // 4 KiB random reads at QD1 over a filled 1 GiB: a TLC wordline's pages sense in 2, 3
+    // and 2 steps, so two reads in three are fast and the p99 is a middle page's; the
+    // balanced QLC code senses three pages of four in four steps, so the p50 is a slow page
+    // and the p99 close above it.
+    let suite = "name: t\ntitle: t\nseed: 1\ntests:\n  - id: qd1\n    title: QD1\n    operation: read\n    pattern: random\n    block_size: 4KiB\n    span: 1GiB\n    queue_depth: 1\n    duration: 1s\n    precondition: {fill: 1}\n    metric: lat_mean_us\n";
+    let drives = [
+        "samsung-970-evo-plus-1tb",
+        "samsung-980-pro-1tb",
+        "crucial-p1-1tb",
+    ];
+    let rows = run(&drives, suite);
+    let lat = |d: &str, key: &str| {
+        rows[&(d.to_string(), "qd1".to_string())][key]
+            .as_f64()
+            .unwrap()
+    };
+    for d in &drives[..2] {
+        let (p50, p99, p999) = (
+            lat(d, "lat_p50_us"),
+            lat(d, "lat_p99_us"),
+            lat(d, "lat_p999_us"),
+        );
+        assert!(
+            p99 > 1.3 * p50 && p999 > p99,
+            "{d}: p50 {p50}, p99 {p99}, p99.9 {p999}"
+        );
+        // The mean stays the file's `read` (the page types share it out).
+        assert!(lat(d, "lat_mean_us") > p50, "{d}");
+    }
+    let (p50, p99) = (
+        lat("crucial-p1-1tb", "lat_p50_us"),
+        lat("crucial-p1-1tb", "lat_p99_us"),
+    );
+    assert!(
+        p99 < 1.1 * p50 && p50 > lat("crucial-p1-1tb", "lat_mean_us"),
+        "P1: p50 {p50}, p99 {p99}"
+    );
+}
