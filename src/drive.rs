@@ -825,7 +825,6 @@ fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// The NAND's geometry: dies, page, block, planes, and the write-combination vectors.
 /// `read_senses` and `one_shot`: a Gray code of 2 to 4 bits, and nothing that contradicts it.
 fn validate_page_types(s: &SsdSpec) -> std::result::Result<(), String> {
     if let Some(senses) = &s.read_senses {
@@ -856,14 +855,21 @@ fn validate_page_types(s: &SsdSpec) -> std::result::Result<(), String> {
         if s.read_senses.is_none() {
             return Err(
                 "ssd.one_shot: needs read_senses, whose pages a program writes at once \
-                        (their number is the bits a cell)"
+                 (their number is the bits a cell)"
+                    .into(),
+            );
+        }
+        if s.ftl != FtlKind::Page {
+            return Err(
+                "ssd.one_shot: only a page-mapped FTL (ftl: page) programs wordlines \
+                 whole here"
                     .into(),
             );
         }
         if s.upper_page_program.is_some() {
             return Err(
                 "ssd.one_shot: a wordline's pages program together, so no page type \
-                        has a program time of its own: drop upper_page_program"
+                 has a program time of its own: drop upper_page_program"
                     .into(),
             );
         }
@@ -871,6 +877,7 @@ fn validate_page_types(s: &SsdSpec) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// The NAND's geometry: dies, page, block, planes, and the write-combination vectors.
 fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
     let units = s.channels as u64 * s.dies_per_channel as u64;
     if s.channels == 0 || s.dies_per_channel == 0 || units > 4096 {

@@ -1511,6 +1511,16 @@ mod tests {
             let err = spec.err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.contains(key), "{extra}: {err}");
         }
+        // Block-mapped drives program a page at a time here.
+        let yaml =
+            tlc_yaml("  one_shot: true\n").replace("ftl: page", "ftl: block\n  log_blocks: 4");
+        let spec: std::result::Result<DriveSpec, _> =
+            crate::config::from_yaml(std::path::Path::new("t.yaml"), &yaml);
+        let err = spec.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.contains("ssd.one_shot: only a page-mapped FTL"),
+            "{err}"
+        );
     }
 
     #[test]
