@@ -729,7 +729,16 @@ impl PageFtl {
         vectors: &[u32],
     ) -> Result<u64> {
         let mut moved = 0u64;
+        // Each entry's map word is a cache miss of its own (the victim's pages are scattered
+        // over the map): ask for the next ones' while this one is checked.
+        const AHEAD: usize = 8;
+        for &(lpn, _) in entries.iter().take(AHEAD) {
+            prefetch_line(&self.map[lpn as usize]);
+        }
         for (i, &(lpn, bytes)) in entries.iter().enumerate() {
+            if let Some(&(next, _)) = entries.get(i + AHEAD) {
+                prefetch_line(&self.map[next as usize]);
+            }
             let here = Loc {
                 block: victim.block,
                 entry: i as u32,
