@@ -52,6 +52,29 @@ fn run(drives: &[&str], suite: &str) -> BTreeMap<(String, String), serde_json::V
         .collect()
 }
 
+/// The figure `key` of `drive` on `test` in [`run`]'s rows (NaN where it has none).
+fn value(
+    rows: &BTreeMap<(String, String), serde_json::Value>,
+    drive: &str,
+    test: &str,
+    key: &str,
+) -> f64 {
+    rows[&(drive.to_string(), test.to_string())][key]
+        .as_f64()
+        .unwrap_or(f64::NAN)
+}
+
+/// The whole-drive fill's figure `key` (`cache_gb`, `after_cache_mb_per_s`, …) of `drive`.
+fn fill_figure(
+    rows: &BTreeMap<(String, String), serde_json::Value>,
+    drive: &str,
+    key: &str,
+) -> f64 {
+    rows[&(drive.to_string(), "fill".to_string())]["fill"][key]
+        .as_f64()
+        .unwrap_or(f64::NAN)
+}
+
 /// `model` within `tolerance` (a share: 0.2 for ±20%) of the published `review`.
 fn near(model: f64, review: f64, tolerance: f64, what: &str) {
     let r = model / review;
@@ -75,11 +98,7 @@ fn whole_drive_fills_match_the_reviews() {
         shipped_test("modern-2026", "fill")
     );
     let rows = run(&drives, &suite);
-    let fill = |d: &str, key: &str| {
-        rows[&(d.to_string(), "fill".to_string())]["fill"][key]
-            .as_f64()
-            .unwrap_or(f64::NAN)
-    };
+    let fill = |d: &str, key: &str| fill_figure(&rows, d, key);
     // The 970 EVO Plus: Samsung's figures after the cache (400 / 900 / 1,700 MB/s; the
     // 1 TB's was fitted, the others follow from the dies) and the cache (13 / 22 / 42 GB).
     for (d, after, cache) in [
@@ -144,11 +163,7 @@ fn the_sata_4tb_drives_fill_the_qlc_as_measured_the_tlc_at_the_link() {
         shipped_test("modern-2026", "fill")
     );
     let rows = run(&["samsung-870-qvo-4tb", "samsung-870-evo-4tb"], &suite);
-    let fill = |d: &str, key: &str| {
-        rows[&(d.to_string(), "fill".to_string())]["fill"][key]
-            .as_f64()
-            .unwrap_or(f64::NAN)
-    };
+    let fill = |d: &str, key: &str| fill_figure(&rows, d, key);
     let d = "samsung-870-qvo-4tb";
     // KitGuru: 487 MB/s in the cache (the link's rate here: predicted), 169 after (the QLC
     // program time fitted to Samsung's 160); the cache Samsung's 6 + 72 GB (input).
@@ -194,11 +209,7 @@ tests:
 #[test]
 fn the_dram_less_p3_reads_slower_where_its_map_cache_does_not_reach() {
     let rows = run(&["crucial-p3-1tb"], MAP_READS);
-    let mean = |t: &str| {
-        rows[&("crucial-p3-1tb".to_string(), t.to_string())]["lat_mean_us"]
-            .as_f64()
-            .unwrap()
-    };
+    let mean = |t: &str| value(&rows, "crucial-p3-1tb", t, "lat_mean_us");
     let (near, far) = (mean("near"), mean("far"));
     assert!(far > 1.5 * near, "far {far} µs, near {near} µs");
 }
@@ -226,8 +237,7 @@ fn spec_sheet_figures_where_the_model_has_the_mechanism() {
         ],
         SPEC,
     );
-    let at =
-        |d: &str, t: &str, key: &str| rows[&(d.to_string(), t.to_string())][key].as_f64().unwrap();
+    let at = |d: &str, t: &str, key: &str| value(&rows, d, t, key);
     // "Up to" figures: within −25% / +10%.
     let up_to = |d: &str, t: &str, key: &str, spec: f64| {
         let r = at(d, t, key) / spec;
@@ -383,11 +393,7 @@ fn tlc_page_types_spread_a_qd1_read_and_qlc_pages_mostly_sense_alike() {
         "crucial-p1-1tb",
     ];
     let rows = run(&drives, suite);
-    let lat = |d: &str, key: &str| {
-        rows[&(d.to_string(), "qd1".to_string())][key]
-            .as_f64()
-            .unwrap()
-    };
+    let lat = |d: &str, key: &str| value(&rows, d, "qd1", key);
     for d in &drives[..2] {
         let (p50, p99, p999) = (
             lat(d, "lat_p50_us"),

@@ -595,12 +595,9 @@ fn demo(lab_dir: &Path) -> Result<()> {
     let started = Instant::now();
     let lab = load(lab_dir)?;
     let mut suites = vec!["demo".to_string()];
-    suites.extend(
-        lab.suites
-            .keys()
-            .filter(|name| name.as_str() == "demo-fill")
-            .map(|name| name.to_string()),
-    );
+    if lab.suites.contains_key("demo-fill") {
+        suites.push("demo-fill".into());
+    }
     let sel = Selection {
         suites,
         ..Default::default()

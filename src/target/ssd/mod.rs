@@ -1128,6 +1128,27 @@ mod tests {
         SsdSim::new(&spec, s).unwrap()
     }
 
+    /// Why the drive file `yaml` is refused (empty if it is not).
+    fn refusal(yaml: &str) -> String {
+        let spec: std::result::Result<DriveSpec, _> =
+            crate::config::from_yaml(std::path::Path::new("test.yaml"), yaml);
+        spec.err().map(|e| e.to_string()).unwrap_or_default()
+    }
+
+    /// A 4 KiB read of logical page `lpn` on a drive left idle first: how long it takes.
+    fn read_alone(sim: &mut SsdSim, lpn: u64, seq: u64) -> u64 {
+        let now = sim.clock + 10_000_000;
+        let req = IoRequest {
+            seq,
+            op: Op::Read,
+            offset: lpn * 4096,
+            len: 4096,
+        };
+        let done = sim.serve(now, &req, None).unwrap();
+        sim.advance_to(done);
+        done - now
+    }
+
     /// The drive file of a small page-mapped SSD: 2 channels of 2 dies, 256 MiB.
     fn small_yaml(policy: &str, aged: bool) -> String {
         format!(
@@ -1390,25 +1411,16 @@ mod tests {
             write(&mut sim, i * 4096, i);
         }
         sim.settle();
-        let read = |sim: &mut SsdSim, lpn: u64, i: u64| {
-            let now = sim.clock + 10_000_000;
-            let req = IoRequest {
-                seq: 1000 + i,
-                op: Op::Read,
-                offset: lpn * 4096,
-                len: 4096,
-            };
-            let done = sim.serve(now, &req, None).unwrap();
-            sim.advance_to(done);
-            done - now
-        };
         let types: Vec<bool> = (0..4 * dies)
             .map(|lpn| sim.locate(lpn).unwrap().kind == 1)
             .collect();
         assert_eq!(types.iter().filter(|&&u| u).count() as u64, 2 * dies);
         let lower = types.iter().position(|&u| !u).unwrap() as u64;
         let upper = types.iter().position(|&u| u).unwrap() as u64;
-        let (l, u) = (read(&mut sim, lower, 0), read(&mut sim, upper, 1));
+        let (l, u) = (
+            read_alone(&mut sim, lower, 1000),
+            read_alone(&mut sim, upper, 1001),
+        );
         assert_eq!(u - l, 20_000, "lower {l} ns, upper {u} ns");
         // Without the ratio both take `read`.
         let plain = drive_aged("greedy", false);
@@ -1441,20 +1453,12 @@ mod tests {
         for k in 0..3 {
             assert_eq!(kinds.iter().filter(|&&x| x == k).count() as u64, 2 * dies);
         }
-        let mut took = [0u64; 3];
-        for (i, k) in [0, 1, 2].into_iter().enumerate() {
-            let lpn = kinds.iter().position(|&x| x == k).unwrap() as u64;
-            let now = sim.clock + 10_000_000;
-            let req = IoRequest {
-                seq: 1000 + i as u64,
-                op: Op::Read,
-                offset: lpn * 4096,
-                len: 4096,
-            };
-            let done = sim.serve(now, &req, None).unwrap();
-            sim.advance_to(done);
-            took[k] = done - now;
-        }
+        let took: Vec<u64> = (0..3)
+            .map(|k| {
+                let lpn = kinds.iter().position(|&x| x == k).unwrap() as u64;
+                read_alone(&mut sim, lpn, 1000 + k as u64)
+            })
+            .collect();
         assert_eq!(took[1] - took[0], 15_000, "{took:?}");
         assert_eq!(took[2], took[0], "{took:?}");
     }
@@ -1506,17 +1510,13 @@ mod tests {
         ] {
             let yaml = small_yaml("greedy", false)
                 .replace("  erase: 3500us\n", &format!("  erase: 3500us\n{extra}"));
-            let spec: std::result::Result<DriveSpec, _> =
-                crate::config::from_yaml(std::path::Path::new("t.yaml"), &yaml);
-            let err = spec.err().map(|e| e.to_string()).unwrap_or_default();
+            let err = refusal(&yaml);
             assert!(err.contains(key), "{extra}: {err}");
         }
         // Block-mapped drives program a page at a time here.
         let yaml =
             tlc_yaml("  one_shot: true\n").replace("ftl: page", "ftl: block\n  log_blocks: 4");
-        let spec: std::result::Result<DriveSpec, _> =
-            crate::config::from_yaml(std::path::Path::new("t.yaml"), &yaml);
-        let err = spec.err().map(|e| e.to_string()).unwrap_or_default();
+        let err = refusal(&yaml);
         assert!(
             err.contains("ssd.one_shot: only a page-mapped FTL"),
             "{err}"
@@ -1684,9 +1684,7 @@ mod tests {
         assert_eq!(plain[1] - read(&mut independent(), &random), sense);
         // One plane has none to read apart.
         let yaml = small_yaml("greedy", false) + "  plane_reads: multi\n";
-        let spec: std::result::Result<DriveSpec, _> =
-            crate::config::from_yaml(std::path::Path::new("test.yaml"), &yaml);
-        assert!(format!("{}", spec.unwrap_err()).contains("ssd.plane_reads"));
+        assert!(refusal(&yaml).contains("ssd.plane_reads"));
     }
 
     #[test]
