@@ -19,6 +19,8 @@
 //! The drive's state (mapping, free blocks) persists across the jobs of a run, so a used
 //! drive behaves like one; between jobs it settles (its backlog written out).
 
+use std::sync::Arc;
+
 use rand::SeedableRng;
 
 use crate::drive::{DriveSpec, FtlKind, GcMode, GcPolicy, PlaneReads, SsdHistory, SsdSpec};
@@ -271,7 +273,11 @@ enum Ftl {
 /// A simulated SSD.
 pub struct SsdSim {
     info: TargetInfo,
-    p: Params,
+    /// Never copied whole (some 350 bytes: copies on every call were 5-6% of the model's
+    /// time, in `memcpy`): a method borrows it (`let p = &*self.p`), or, where it also
+    /// calls methods that change the drive, takes a handle of its own (`self.params()`)
+    /// and passes `&p` down.
+    p: Arc<Params>,
     clock: u64,
     link_out: u64,
     link_in: Calendar,
@@ -323,6 +329,12 @@ struct Pages {
 }
 
 impl SsdSim {
+    /// The drive's parameters, a handle of its own for a method that also changes the
+    /// drive's state.
+    fn params(&self) -> Arc<Params> {
+        Arc::clone(&self.p)
+    }
+
     /// A fresh drive: every block erased, nothing mapped, time zero.
     pub fn new(drive: &DriveSpec, s: &SsdSpec) -> Result<SsdSim> {
         let p = Params::of(s, drive.firmware.as_deref());
@@ -332,14 +344,14 @@ impl SsdSim {
             return Err(super::config_error(drive, "too many pages to simulate"));
         }
         let mut ftl = match p.ftl {
-            FtlKind::Page => Ftl::Page(PageFtl::new(p, lpns)),
+            FtlKind::Page => Ftl::Page(PageFtl::new(&p, lpns)),
             FtlKind::Block => Ftl::Block(BlockFtl::new(lpns)),
         };
         if s.aged {
             // Used: `full` of the logical pages hold data (every page by default).
             let held = ((lpns as f64 * s.full.unwrap_or(1.0)).round() as u64).clamp(1, lpns);
             match &mut ftl {
-                Ftl::Page(f) => f.age(p, lpns, held)?,
+                Ftl::Page(f) => f.age(&p, lpns, held)?,
                 Ftl::Block(f) => {
                     for lpn in scrambled(lpns).take(held as usize) {
                         f.set_held(lpn, true);
@@ -354,7 +366,7 @@ impl SsdSim {
                 p.page as u32,
                 &[("sim_model", "ssd")],
             ),
-            p,
+            p: Arc::new(p),
             clock: 0,
             link_out: 0,
             link_in: Calendar::default(),
@@ -447,7 +459,7 @@ impl SsdSim {
     /// programming, a wordline's pages on each plane when it goes to native cells (in SLC
     /// mode a cell holds one page's bit).
     fn program_unit(&self) -> u64 {
-        let p = self.p;
+        let p = &*self.p;
         let page = p.page * p.planes;
         match &self.slc {
             _ if p.program_pages == 1 => page,
@@ -462,7 +474,7 @@ impl SsdSim {
     /// folded read from SLC and programmed natively on the die (on-die copy-back: no
     /// channel transfer).
     fn next_program_time(&mut self, die: usize, unit: u64) -> u64 {
-        let p = self.p;
+        let p = &*self.p;
         let fold = match self.slc.as_mut().map(|c| c.place(unit)) {
             Some(Placement::Slc) => return self.slc.as_ref().map_or(p.t_prog, |c| c.t_prog),
             Some(Placement::Native { fold }) => fold,
@@ -497,7 +509,7 @@ impl SsdSim {
 
     /// Sends a program's pages over the channel of `die` from `ready`; returns when sent.
     fn send_program(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
-        let p = self.p;
+        let p = &*self.p;
         let ch = die % p.channels;
         let sent =
             self.chan[ch].reserve(self.now, ready, (bytes as f64 * p.chan_ns_per_byte) as u64);
@@ -510,7 +522,7 @@ impl SsdSim {
     /// decode failed: a read retry). Where planes read apart, only the page's plane is
     /// held, else the whole die.
     fn read_page(&mut self, page: Stored, ready: u64, bytes: u64) -> u64 {
-        let p = self.p;
+        let p = &*self.p;
         let (d, ch) = (page.die, page.die % p.channels);
         let t_read = p.t_read_types[page.kind];
         let independent = p.plane_reads == Some(PlaneReads::Independent);
@@ -536,38 +548,13 @@ impl SsdSim {
             let Some(ecc) = p.ecc else {
                 return end;
             };
-            let (fix, retry) = self.bit_errors(ecc);
+            let (fix, retry) = bit_errors(&mut self.errors, ecc);
             if !retry {
                 return end + fix;
             }
             self.stats.read_retries += 1;
             at = end + fix;
         }
-    }
-
-    /// A page read's correction time (its codewords holding errors, each `correct`), and
-    /// whether the decode fails and the page is read again. Drawn from the drive's own
-    /// stream: the same reads give the same errors on every run.
-    fn bit_errors(&mut self, ecc: Ecc) -> (u64, bool) {
-        const UNIT: f64 = (1u64 << 53) as f64;
-        let rng = &mut self.errors;
-        let mut u = crate::rng::below(rng, 1 << 53) as f64 / UNIT;
-        // Poisson by inversion: the cumulative chance of k errors until it passes u.
-        let (mut k, mut pk) = (0u64, ecc.none);
-        let mut cum = pk;
-        while u >= cum && k < 64 {
-            k += 1;
-            pk *= ecc.mean / k as f64;
-            cum += pk;
-        }
-        // Which codewords the errors fell in (at most 128 to a page).
-        let mut hit = 0u128;
-        for _ in 0..k {
-            hit |= 1 << crate::rng::below(rng, ecc.codewords);
-        }
-        let fix = hit.count_ones() as u64 * ecc.correct;
-        u = crate::rng::below(rng, 1 << 53) as f64 / UNIT;
-        (fix, ecc.retry > 0.0 && u < ecc.retry)
     }
 
     /// Bytes a write stores: the LZ4-compressed size of its data on a compressing
@@ -612,7 +599,7 @@ impl SsdSim {
 
     /// Models one request the drive takes at `now`; returns its completion time.
     fn serve_now(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
-        let p = self.p;
+        let p = &*self.p;
         self.now = now;
         let len = req.len as u64;
         // The command, and a write's data, over the link; then the controller.
@@ -635,14 +622,15 @@ impl SsdSim {
         self.ctrl = at;
         match req.op {
             Op::Read => Ok(self.serve_read(req, span, at)),
-            Op::Write => Ok(self.serve_write(req, data, span, at)? + p.write_latency),
+            Op::Write => Ok(self.serve_write(req, data, span, at)? + self.p.write_latency),
         }
     }
 
     /// A read from `at`, when the controller has the command: returns when its last byte is
     /// back over the link.
     fn serve_read(&mut self, req: &IoRequest, span: Pages, at: u64) -> u64 {
-        let p = self.p;
+        // Copied: the reads below change the drive.
+        let (page, link_ns_per_byte) = (self.p.page, self.p.link_ns_per_byte);
         let len = req.len as u64;
         // Every page is read at once (each die and channel in turn), and this read's
         // data goes back over the link in order, each page's part as soon as it is
@@ -651,7 +639,7 @@ impl SsdSim {
         // overlaps its NAND reads. A page read ahead is not read again.
         let mut sent = at;
         let mut bytes_sent = 0u64;
-        let link_ns = |b: u64| (b as f64 * p.link_ns_per_byte) as u64;
+        let link_ns = |b: u64| (b as f64 * link_ns_per_byte) as u64;
         self.read_run = if req.offset == self.read_end {
             self.read_run.saturating_add(1)
         } else {
@@ -667,13 +655,13 @@ impl SsdSim {
                 Some(t) => t.max(at),
                 None => {
                     // Only the part of the page the request asks for leaves the die.
-                    let from = (lpn * p.page).max(req.offset);
-                    let to = ((lpn + 1) * p.page).min(req.offset + len);
+                    let from = (lpn * page).max(req.offset);
+                    let to = ((lpn + 1) * page).min(req.offset + len);
                     let at = self.map_lookup(lpn, at);
                     self.read_lpn(lpn, at, to - from)
                 }
             };
-            let upto = ((lpn + 1) * p.page).min(req.offset + len) - req.offset;
+            let upto = ((lpn + 1) * page).min(req.offset + len) - req.offset;
             // Times from the bytes sent so far, so rounding does not add up.
             sent = self.link_in.reserve(
                 self.now,
@@ -699,7 +687,7 @@ impl SsdSim {
         span: Pages,
         mut at: u64,
     ) -> Result<u64> {
-        let p = self.p;
+        let p = self.params();
         let len = req.len as u64;
         let Pages {
             first,
@@ -762,7 +750,7 @@ impl SsdSim {
                 let admitted = self.buffer.admit(stored, at);
                 let mut collected = 0;
                 for lpn in first..=last {
-                    collected = collected.max(self.place(lpn, per_page, admitted)?);
+                    collected = collected.max(self.place(&p, lpn, per_page, admitted)?);
                 }
                 if p.gc_foreground && collected > 0 {
                     // The controller collected: this write and every command after
@@ -780,7 +768,7 @@ impl SsdSim {
     /// finds no room waits for the whole cache to be written out (its merges one after
     /// another: the pause). One larger than the cache goes straight through.
     fn cache_write(&mut self, span: Pages, at: u64) -> u64 {
-        let p = self.p;
+        let p = &*self.p;
         let Pages {
             first,
             last,
@@ -864,7 +852,7 @@ impl SsdSim {
     /// page's type (a page's wordline is its place in its block on each plane; lower and
     /// upper alternate).
     fn locate(&self, lpn: u64) -> Option<Stored> {
-        let p = self.p;
+        let p = &*self.p;
         match &self.ftl {
             Ftl::Page(f) => {
                 let loc = f.location(lpn)?;
@@ -890,8 +878,7 @@ impl SsdSim {
 
     /// Page FTL: stores `bytes` of logical page `lpn`, buffered at `at`; programs the pages
     /// that fill. Returns when the garbage collection this caused is done (0 if none).
-    fn place(&mut self, lpn: u64, bytes: u64, at: u64) -> Result<u64> {
-        let p = self.p;
+    fn place(&mut self, p: &Params, lpn: u64, bytes: u64, at: u64) -> Result<u64> {
         let Ftl::Page(f) = &mut self.ftl else {
             return Ok(0);
         };
@@ -953,7 +940,7 @@ impl SsdSim {
     /// ahead, which may be of them).
     fn discard(&mut self, offset: u64, len: u64) {
         self.ahead.clear();
-        let p = self.p;
+        let p = &*self.p;
         let first = offset.div_ceil(p.page);
         let end = (offset + len) / p.page;
         match &mut self.ftl {
@@ -1011,8 +998,8 @@ impl Target for SsdSim {
 
     fn idle(&mut self, ns: u64, _stop: &std::sync::atomic::AtomicBool) {
         // An SLC cache is folded while the drive idles, every die reading and programming.
+        let p = &*self.p;
         if let Some(c) = self.slc.as_mut().filter(|c| c.fold_in_idle) {
-            let p = self.p;
             let per_unit = p.t_read + p.t_prog;
             let units = ns as u128 * p.dies as u128 / per_unit as u128;
             let folded = c.fold((units * (p.page * p.planes) as u128).min(u64::MAX as u128) as u64);
@@ -1079,6 +1066,30 @@ impl SsdSim {
         self.buffer.frees.clear();
         self.buffer.used = self.filling.iter().sum::<u64>().min(self.buffer.cap);
     }
+}
+
+/// A page read's correction time (its codewords holding errors, each `correct`), and
+/// whether the decode fails and the page is read again. Drawn from the drive's own
+/// stream: the same reads give the same errors on every run.
+fn bit_errors(rng: &mut rand_chacha::ChaCha8Rng, ecc: Ecc) -> (u64, bool) {
+    const UNIT: f64 = (1u64 << 53) as f64;
+    let mut u = crate::rng::below(rng, 1 << 53) as f64 / UNIT;
+    // Poisson by inversion: the cumulative chance of k errors until it passes u.
+    let (mut k, mut pk) = (0u64, ecc.none);
+    let mut cum = pk;
+    while u >= cum && k < 64 {
+        k += 1;
+        pk *= ecc.mean / k as f64;
+        cum += pk;
+    }
+    // Which codewords the errors fell in (at most 128 to a page).
+    let mut hit = 0u128;
+    for _ in 0..k {
+        hit |= 1 << crate::rng::below(rng, ecc.codewords);
+    }
+    let fix = hit.count_ones() as u64 * ecc.correct;
+    u = crate::rng::below(rng, 1 << 53) as f64 / UNIT;
+    (fix, ecc.retry > 0.0 && u < ecc.retry)
 }
 
 impl Reserving for SsdSim {
@@ -1968,7 +1979,7 @@ mod tests {
         trimmed
             .trim(pages / 4 * 4096 + 100, pages / 2 * 4096)
             .unwrap();
-        let p = trimmed.p;
+        let p = trimmed.params();
         let Ftl::Page(f) = &trimmed.ftl else {
             unreachable!("a page-mapped drive")
         };
@@ -1984,7 +1995,7 @@ mod tests {
                 for (pos, &b) in list.iter().enumerate() {
                     let block = &f.blocks[b as usize];
                     assert!(block.closed && b as u64 / p.blocks_per_die == die as u64);
-                    assert_eq!((k, pos), (bucket_of(block.valid, p), block.pos as usize));
+                    assert_eq!((k, pos), (bucket_of(block.valid, &p), block.pos as usize));
                     listed += 1;
                 }
             }

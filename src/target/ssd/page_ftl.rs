@@ -204,14 +204,19 @@ pub(super) fn scrambled(space: u64) -> impl Iterator<Item = u64> {
     (0..space).map(move |i| ((i as u128 * step as u128) % space as u128) as u64)
 }
 
-/// The greedy bucket of a block holding `valid` bytes: its valid pages, rounded down.
-pub(super) fn bucket_of(valid: u64, p: Params) -> usize {
-    (valid * p.pages_per_block / p.block_bytes()) as usize
+/// The greedy bucket of a block holding `valid` bytes: its valid pages, rounded down (a
+/// shift for the usual power-of-two page: this runs on every page overwritten).
+pub(super) fn bucket_of(valid: u64, p: &Params) -> usize {
+    if p.page.is_power_of_two() {
+        (valid >> p.page.trailing_zeros()) as usize
+    } else {
+        (valid / p.page) as usize
+    }
 }
 
 impl PageFtl {
     /// A fresh FTL for `lpns` logical pages: every block free, nothing mapped.
-    pub(super) fn new(p: Params, lpns: u64) -> PageFtl {
+    pub(super) fn new(p: &Params, lpns: u64) -> PageFtl {
         let bpd = p.blocks_per_die as u32;
         PageFtl {
             map: huge_zeroed(lpns as usize),
@@ -255,7 +260,7 @@ impl PageFtl {
     /// later write with probability about 1 − 1/lpns), `u` chosen so that the valid pages
     /// add up to `lpns`; the oldest blocks are the next victims. Each die keeps one free
     /// block above its collection watermark.
-    pub(super) fn age(&mut self, p: Params, space: u64, lpns: u64) -> Result<()> {
+    pub(super) fn age(&mut self, p: &Params, space: u64, lpns: u64) -> Result<()> {
         let ppb = p.pages_per_block;
         let bpd = p.blocks_per_die as usize;
         let per_die = bpd.saturating_sub(p.gc_free + 1);
@@ -350,7 +355,7 @@ impl PageFtl {
     /// stale, and counted out of its block, unless other pages of its write-combination
     /// vector still hold data ([`Vectors`]): then it is kept, and when the last one goes,
     /// all the vector's kept copies are counted out with it.
-    pub(super) fn invalidate(&mut self, lpn: u64, p: Params) {
+    pub(super) fn invalidate(&mut self, lpn: u64, p: &Params) {
         let Some(Loc {
             block,
             entry,
@@ -389,13 +394,13 @@ impl PageFtl {
 
     /// Takes `bytes` of stale data off block `block`'s valid count (and moves it among the
     /// greedy victims).
-    fn count_out(&mut self, block: u32, bytes: u64, p: Params) {
+    fn count_out(&mut self, block: u32, bytes: u64, p: &Params) {
         let b = &mut self.blocks[block as usize];
-        let die = (block as u64 / p.blocks_per_die) as usize;
         b.valid -= bytes;
         if b.closed && p.policy == GcPolicy::Greedy {
             let to = bucket_of(b.valid, p);
             if to != b.bucket as usize {
+                let die = (block as u64 / p.blocks_per_die) as usize;
                 self.unbucket(die, block);
                 self.bucket(die, block, to);
             }
@@ -405,7 +410,7 @@ impl PageFtl {
     /// Drops the logical pages `first..end` from the map. A block's place among the
     /// victims is updated once, after all its pages are counted out (a whole-drive trim
     /// would otherwise move each block between buckets once per page).
-    pub(super) fn invalidate_range(&mut self, first: u64, end: u64, p: Params) {
+    pub(super) fn invalidate_range(&mut self, first: u64, end: u64, p: &Params) {
         if self.vectors.is_some() {
             // A page's kept copies may be anywhere: page by page.
             for lpn in first..end {
@@ -466,7 +471,7 @@ impl PageFtl {
         die: usize,
         lpn: u32,
         bytes: u64,
-        p: Params,
+        p: &Params,
         book: &mut Booking,
     ) -> Result<u64> {
         let mut done = 0;
@@ -496,13 +501,13 @@ impl PageFtl {
     }
 
     /// Whether the open block of `die` can take `bytes` more.
-    pub(super) fn has_room(&self, die: usize, bytes: u64, p: Params) -> bool {
+    pub(super) fn has_room(&self, die: usize, bytes: u64, p: &Params) -> bool {
         self.open[die].is_some_and(|b| self.blocks[b as usize].used + bytes <= p.block_bytes())
     }
 
     /// Makes sure `die` has an open block with room for `bytes`: closes a full one and
     /// opens a free one (no garbage collection here).
-    pub(super) fn open_with_room(&mut self, die: usize, bytes: u64, p: Params) -> Result<()> {
+    pub(super) fn open_with_room(&mut self, die: usize, bytes: u64, p: &Params) -> Result<()> {
         if self.has_room(die, bytes, p) {
             return Ok(());
         }
@@ -567,7 +572,7 @@ impl PageFtl {
         Ok((b, loc.entry))
     }
 
-    pub(super) fn close(&mut self, die: usize, b: u32, p: Params) {
+    pub(super) fn close(&mut self, die: usize, b: u32, p: &Params) {
         let blk = &mut self.blocks[b as usize];
         blk.closed = true;
         match p.policy {
@@ -581,7 +586,7 @@ impl PageFtl {
 
     /// The closed block of `die` with the least data that is not stale (valid less the
     /// copies its vectors keep), taken out of the candidates: a scan of them all.
-    fn least_live_victim(&mut self, die: usize, p: Params) -> Option<u32> {
+    fn least_live_victim(&mut self, die: usize, p: &Params) -> Option<u32> {
         let kept = self.vectors.as_ref().map(|v| &v.kept_bytes);
         let live = |b: u32| self.blocks[b as usize].valid - kept.map_or(0, |k| k[b as usize]);
         let v = &self.closed[die];
@@ -602,7 +607,7 @@ impl PageFtl {
     }
 
     /// The next victim of `die`, taken out of the candidates.
-    pub(super) fn victim(&mut self, die: usize, p: Params) -> Option<u32> {
+    pub(super) fn victim(&mut self, die: usize, p: &Params) -> Option<u32> {
         let v = &mut self.closed[die];
         match p.policy {
             GcPolicy::Greedy => v.buckets.iter_mut().find_map(|list| list.pop()),
@@ -619,7 +624,7 @@ impl PageFtl {
     pub(super) fn collect(
         &mut self,
         die: usize,
-        p: Params,
+        p: &Params,
         book: &mut Booking,
         floor: usize,
         most: usize,
@@ -723,7 +728,7 @@ impl PageFtl {
     fn copy_out(
         &mut self,
         die: usize,
-        p: Params,
+        p: &Params,
         victim: Victim,
         entries: &[(u32, u32)],
         vectors: &[u32],
