@@ -19,12 +19,7 @@ rounds=${ROUNDS:-2}
 [ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
 command -v fio >/dev/null || { echo "needs fio: apt-get install fio" >&2; exit 1; }
-# The anchor's I/Os per second (the day of issue 30: 3.96 M).
-fio_null() {
-    taskset -c 0 fio --name=null --ioengine=null --rw=randwrite --bs=4k --iodepth=3 \
-        --size=8g --number_ios=2000000 --output-format=json 2>/dev/null |
-        python3 -c "import json, sys; print(json.load(sys.stdin)['jobs'][0]['write']['iops'])"
-}
+. "$here/benches/fio-null.sh"
 rm -rf "$work" && mkdir -p "$work"
 out="$work/rounds.txt"
 : > "$out"

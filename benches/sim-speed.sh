@@ -33,13 +33,7 @@ YAML
 # Each drive five times (this VM's CPU time varies by a fifth from run to run): the best
 # and the median.
 runs=${RUNS:-5}
-# fio's null engine: 2 million 4 KiB random writes at QD3 on core 0; its I/Os per second.
-fio_null() {
-    command -v fio >/dev/null || { echo 0; return; }
-    taskset -c 0 fio --name=null --ioengine=null --rw=randwrite --bs=4k --iodepth=3 \
-        --size=8g --number_ios=2000000 --output-format=json 2>/dev/null |
-        python3 -c "import json, sys; print(json.load(sys.stdin)['jobs'][0]['write']['iops'])"
-}
+. "$here/benches/fio-null.sh"
 cp "$work/one/suites/speed.yaml" "$work/speed.yaml"
 for keep in raw histogram; do
 # Each I/O's row written (`samples: raw`, the default), or a histogram (what fio keeps).
