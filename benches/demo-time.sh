@@ -10,7 +10,7 @@
 # demo's CPU time, peak memory (GNU time), results and site sizes.
 #
 #   benches/demo-time.sh [WORK_DIR]      (default /tmp/roundup-demo-time)
-#   ROUNDS=N (default 2)
+#   ROUNDS=N (default 2); DEMO_ARGS="--memory 2GiB" (passed to `roundup demo`)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-/tmp/roundup-demo-time}
@@ -28,7 +28,7 @@ for r in $(seq "$rounds"); do
     lab="$work/lab"
     rm -rf "$lab" && mkdir -p "$lab"
     cp -r "$here/suites" "$here/drives" "$here/commentary" "$here/review.yaml" "$lab/"
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$bin" demo -q --lab "$lab" >/dev/null
+    /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$bin" demo -q --lab "$lab" ${DEMO_ARGS:-} >/dev/null
     after=$(fio_null)
     results=$(du -sb "$lab/results" | cut -f1)
     site=$(du -sb "$lab/site" | cut -f1)

@@ -163,7 +163,14 @@ enum Command {
         png: bool,
     },
     /// Run the demo suite on the lab's drives and render the site.
-    Demo,
+    Demo {
+        /// Simulate drives in parallel only while their states, together, are estimated
+        /// to fit in this much memory: the default keeps the demo's peak near 1 GiB, where
+        /// the 160-256 GB drives (750-850 MB each) run alone; more lets them run beside
+        /// others.
+        #[arg(long, value_name = "SIZE", value_parser = roundup::units::parse_size, default_value = "800MiB")]
+        memory: u64,
+    },
     /// Serve site/ on localhost for a quick look.
     Serve {
         /// Port on 127.0.0.1 (0 picks a free one).
@@ -468,7 +475,7 @@ fn dispatch(cli: &Cli) -> Result<()> {
             };
             do_render(&lab, &opts, *verbose)
         }
-        Command::Demo => demo(&cli.lab),
+        Command::Demo { memory } => demo(&cli.lab, *memory),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut out = Vec::new();
@@ -591,7 +598,7 @@ fn merge(lab_dir: &Path, dirs: &[PathBuf], prefer: Option<&str>) -> Result<()> {
 
 /// `roundup demo`: the demo suite on every drive (and `demo-fill`, where the lab has it: an
 /// NVMe-era drive's SLC-cache chart beside a classic drive's), then the site.
-fn demo(lab_dir: &Path) -> Result<()> {
+fn demo(lab_dir: &Path, memory: u64) -> Result<()> {
     let started = Instant::now();
     let lab = load(lab_dir)?;
     let mut suites = vec!["demo".to_string()];
@@ -603,11 +610,11 @@ fn demo(lab_dir: &Path) -> Result<()> {
         ..Default::default()
     };
     let plan = plan::expand(&lab, &sel).context("the demo needs suites/demo.yaml in the lab")?;
-    // A first look keeps to a gigabyte: the simulated drives' states within 800 MiB (the
-    // rest of the process takes about 100 MB), so that the largest (a 256 GB drive's map is
-    // most of that) run beside small ones, not two at once.
+    // A first look keeps to a gigabyte by default: the simulated drives' states within 800
+    // MiB (the rest of the process takes about 100 MB), so that the largest (a 256 GB
+    // drive's map is most of that) run beside small ones, not two at once.
     let opts = RunOptions {
-        memory: Some(800 << 20),
+        memory: Some(memory),
         ..RunOptions::default()
     };
     print_plan(&lab, &plan, &opts, false)?;
