@@ -595,12 +595,13 @@ fn give_back_freed_memory() {
 /// JMF602 drives, disk and RAM disk each peak at 79-91 MB, the whole process.
 fn state_bytes(spec: &DriveSpec) -> u64 {
     match &spec.target {
-        // A block-mapped FTL keeps a bit a logical page and its few log blocks.
-        TargetSpec::Ssd(s) if s.ftl == FtlKind::Block => {
-            (16 << 20) + spec.capacity / s.page.0.max(512) / 8 * s.controllers.max(1) as u64
-        }
         TargetSpec::Ssd(s) => {
+            // Each controller holds its share of the logical pages and its own NAND.
             let page = s.page.0.max(512);
+            if s.ftl == FtlKind::Block {
+                // A bit a logical page, and a few log blocks.
+                return (16 << 20) + spec.capacity / page / 8;
+            }
             let physical = s.raw_capacity.0 / page * s.controllers.max(1) as u64;
             let mut bytes = 6 * (spec.capacity / page + physical);
             if s.aged {
