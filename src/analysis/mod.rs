@@ -177,20 +177,25 @@ fn read_samples(job: &StoredJob) -> Result<Columns, String> {
     let submit = u64s("submit_ns").map_err(fail)?;
     let write = match all_one {
         Some(w) => vec![w; latency.len()],
-        None => column("op")
-            .and_then(|op| op.equal("write"))
-            .map_err(fail)?
-            .downcast_iter()
-            .flat_map(|a| a.values().iter())
-            .collect(),
+        None => {
+            let op = column("op")
+                .and_then(|op| op.equal("write"))
+                .map_err(fail)?;
+            let mut v = Vec::with_capacity(op.len());
+            for a in op.downcast_iter() {
+                v.extend(a.values().iter());
+            }
+            v
+        }
     };
     let len = column("len")
         .and_then(|s| s.cast(&DataType::UInt32))
         .and_then(|s| {
-            Ok(s.u32()?
-                .downcast_iter()
-                .flat_map(|a| a.values().iter().copied())
-                .collect())
+            let mut v = Vec::with_capacity(s.len());
+            for a in s.u32()?.downcast_iter() {
+                v.extend_from_slice(a.values());
+            }
+            Ok(v)
         })
         .map_err(fail)?;
     Ok(Columns {
@@ -576,25 +581,48 @@ impl Pass {
             &samples.write,
         );
         let n = submit.len();
-        let start = submit.iter().copied().min().unwrap_or(0);
-        let end = (0..n)
-            .map(|i| submit[i] + latency[i])
-            .max()
-            .unwrap_or(start);
+        let (mut start, mut end) = (u64::MAX, 0);
+        for i in 0..n {
+            start = start.min(submit[i]);
+            end = end.max(submit[i] + latency[i]);
+        }
+        if n == 0 {
+            (start, end) = (0, 0);
+        }
         let span = end.saturating_sub(start).max(1);
         // Wide enough that the last completion falls in the last interval.
         let width = span / TIMELINE_POINTS + 1;
         let per_ns = 1.0 / width as f64;
+        // Each interval's reads and writes apart: without a window the operations' tallies
+        // are their sums, so a sample is added once.
+        let mut by_op = vec![[Tally::default(); 2]; TIMELINE_POINTS as usize];
         let mut ops = [Tally::default(); 2];
-        let mut intervals = vec![Tally::default(); TIMELINE_POINTS as usize];
+        // Completions come nearly in order: the interval a sample falls in is tallied here
+        // and stored when the next sample falls in another.
+        let mut here = (0, [Tally::default(); 2]);
         for i in 0..n {
             let (s, l, b) = (submit[i], latency[i], len[i] as u64);
-            let k = ((s + l - start) as f64 * per_ns) as usize;
-            intervals[k.min(TIMELINE_POINTS as usize - 1)].add(s, l, b);
-            if window.is_none_or(|(a, z)| s >= a && s < z) {
-                ops[write[i] as usize].add(s, l, b);
+            // Through i64, the values being far below 2^63 ns: the same numbers, converted
+            // by one instruction each way instead of an unsigned one's several.
+            let k = (((s + l - start) as i64) as f64 * per_ns) as i64 as usize;
+            let k = k.min(TIMELINE_POINTS as usize - 1);
+            if k != here.0 {
+                let [r, w] = &mut by_op[here.0];
+                (*r, *w) = (r.plus(&here.1[0]), w.plus(&here.1[1]));
+                here = (k, [Tally::default(); 2]);
+            }
+            let w = write[i] as usize;
+            here.1[w].add(s, l, b);
+            if window.is_some_and(|(a, z)| s >= a && s < z) {
+                ops[w].add(s, l, b);
             }
         }
+        let [r, w] = &mut by_op[here.0];
+        (*r, *w) = (r.plus(&here.1[0]), w.plus(&here.1[1]));
+        if window.is_none() {
+            ops = [0, 1].map(|w| by_op.iter().fold(Tally::default(), |t, k| t.plus(&k[w])));
+        }
+        let intervals: Vec<Tally> = by_op.iter().map(|[r, w]| r.plus(w)).collect();
         let timeline = timeline(&intervals, width, n as u64);
         Pass {
             ops,

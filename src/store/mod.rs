@@ -117,10 +117,13 @@ pub fn sync_dir_fs(dir: &Path) -> Result<()> {
 /// histogram reader copy out of a frame.
 pub fn u64_values(s: &polars::prelude::Series) -> polars::prelude::PolarsResult<Vec<u64>> {
     let s = s.cast(&polars::prelude::DataType::UInt64)?;
-    Ok(s.u64()?
-        .downcast_iter()
-        .flat_map(|a| a.values().iter().copied())
-        .collect())
+    // Chunk by chunk into a vector of the right size (a flattened iterator has no length:
+    // the vector would grow, copying tens of millions of values, as it was filled).
+    let mut v = Vec::with_capacity(s.len());
+    for a in s.u64()?.downcast_iter() {
+        v.extend_from_slice(a.values());
+    }
+    Ok(v)
 }
 
 /// The temporary name used while `path` is being written (`.NAME.tmp-PID`).
