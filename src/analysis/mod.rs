@@ -1231,6 +1231,77 @@ mod tests {
     }
 
     #[test]
+    fn one_pass_tallies_what_a_sample_at_a_time_does_in_any_order() {
+        // Mixed reads and writes of varied sizes, completing out of submit order, some
+        // far apart: the pass (one add a sample, the interval kept in registers) against
+        // every sample added to its interval and its operation, as written out here.
+        let mut rng = crate::rng::stream(7, "pass");
+        let n = 5_000;
+        let submit: Vec<u64> = (0..n)
+            .map(|i| i * 10_000 + crate::rng::below(&mut rng, 9_000))
+            .collect();
+        let latency: Vec<u64> = (0..n)
+            .map(|i| {
+                1_000 + crate::rng::below(&mut rng, if i % 97 == 0 { 50_000_000 } else { 300_000 })
+            })
+            .collect();
+        let write: Vec<bool> = (0..n)
+            .map(|_| crate::rng::below(&mut rng, 3) == 0)
+            .collect();
+        let len: Vec<u32> = (0..n).map(|i| 512 << (i % 5)).collect();
+        let c = Columns {
+            write,
+            len,
+            submit,
+            latency,
+        };
+        for window in [None, Some((5_000_000, 30_000_000))] {
+            let p = Pass::over(&c, window);
+            let start = *c.submit.iter().min().unwrap();
+            let end = (0..c.submit.len())
+                .map(|i| c.submit[i] + c.latency[i])
+                .max()
+                .unwrap();
+            let width = (end - start) / TIMELINE_POINTS + 1;
+            let mut intervals = vec![Tally::default(); TIMELINE_POINTS as usize];
+            let mut ops = [Tally::default(); 2];
+            for i in 0..c.submit.len() {
+                let (s, l, b) = (c.submit[i], c.latency[i], c.len[i] as u64);
+                // The interval as the analysis has always computed it.
+                let k = (((s + l - start) as f64 * (1.0 / width as f64)) as usize)
+                    .min(TIMELINE_POINTS as usize - 1);
+                intervals[k].add(s, l, b);
+                if window.is_none_or(|(a, z)| s >= a && s < z) {
+                    ops[c.write[i] as usize].add(s, l, b);
+                }
+            }
+            for (got, want) in p.ops.iter().zip(&ops) {
+                assert_eq!(
+                    (
+                        got.ios,
+                        got.bytes,
+                        got.latency_sum,
+                        got.max,
+                        got.first,
+                        got.last
+                    ),
+                    (
+                        want.ios,
+                        want.bytes,
+                        want.latency_sum,
+                        want.max,
+                        want.first,
+                        want.last
+                    )
+                );
+            }
+            assert!(ops[0].ios > 0 && ops[1].ios > 0);
+            let want = timeline(&intervals, width, c.submit.len() as u64);
+            assert_eq!(format!("{:?}", p.timeline), format!("{want:?}"));
+        }
+    }
+
+    #[test]
     fn the_window_selects_by_submit_time_and_ops_are_split() {
         let submit: Vec<u64> = (0..100).map(|i| i * 1_000).collect();
         let write: Vec<bool> = (0..100).map(|i| i % 4 == 0).collect();
