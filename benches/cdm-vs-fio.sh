@@ -15,8 +15,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 lab=$1 id=$2 path=$3
 runs=${RUNS:-5}
-bin=${ROUNDUP:-${CARGO_TARGET_DIR:-$here/target}/release/roundup}
-[ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 1; }
+. "$here/benches/roundup-bin.sh"
 command -v fio >/dev/null || { echo "needs fio" >&2; exit 1; }
 mkdir -p "$lab/suites"
 cp "$here/suites/crystaldiskmark-8.yaml" "$lab/suites/"

@@ -14,10 +14,9 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-/tmp/roundup-demo-time}
-bin=${ROUNDUP:-${CARGO_TARGET_DIR:-$here/target}/release/roundup}
+. "$here/benches/roundup-bin.sh"
 rounds=${ROUNDS:-2}
-[ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
+need_gnu_time
 command -v fio >/dev/null || { echo "needs fio: apt-get install fio" >&2; exit 1; }
 . "$here/benches/fio-null.sh"
 rm -rf "$work" && mkdir -p "$work"

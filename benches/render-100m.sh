@@ -11,9 +11,8 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 lab=${1:-/tmp/roundup-render-bench}
-bin=${ROUNDUP:-${CARGO_TARGET_DIR:-$here/target}/release/roundup}
-[ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
+. "$here/benches/roundup-bin.sh"
+need_gnu_time
 
 mkdir -p "$lab/drives"
 cp -r "$here/suites" "$lab/"

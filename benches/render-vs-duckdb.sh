@@ -19,10 +19,9 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 lab=${1:-/tmp/roundup-render-duckdb}
-bin=${ROUNDUP:-${CARGO_TARGET_DIR:-$here/target}/release/roundup}
+. "$here/benches/roundup-bin.sh"
 rounds=${ROUNDS:-3}
-[ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
+need_gnu_time
 if [ ! -d "$lab/results" ]; then
     mkdir -p "$lab"
     cp -r "$here/suites" "$here/drives" "$here/commentary" "$here/review.yaml" "$lab/"

@@ -11,8 +11,7 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-/tmp/roundup-sim-speed}
-bin=${ROUNDUP:-${CARGO_TARGET_DIR:-$here/target}/release/roundup}
-[ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 1; }
+. "$here/benches/roundup-bin.sh"
 rm -rf "$work" && mkdir -p "$work/one/suites" "$work/one/drives"
 cat > "$work/one/suites/speed.yaml" <<'YAML'
 name: speed
