@@ -275,6 +275,11 @@ pub struct SsdSpec {
     /// controllers of the era.
     #[serde(default)]
     pub write_overhead: Option<Duration>,
+    /// Controller time per read command, one at a time (its map lookup, the decoder's
+    /// setup): what bounds a drive's random reads where its dies would read faster
+    /// (default 0). Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_overhead: Option<Duration>,
     /// Time a write spends in the controller's pipeline before it is reported done (its
     /// map update, the DMA's setup, the completion), held by no shared resource: many are
     /// under way at once, so it lengthens each write without lowering the drive's rate
@@ -537,6 +542,10 @@ pub enum PlaneReads {
     /// at the same place in each plane, those the controller has been asked for when it
     /// starts the sense, as a multi-plane program wrote them (a sequential stream's).
     Multi,
+    /// Synchronous multi-plane reads whose planes' page addresses may differ: one sense
+    /// reads a page on each plane, any page, of those the controller has been asked for when
+    /// it starts; the planes start and end together.
+    Synchronous,
     /// Independent plane reads (the 3D NAND of about 2020 on): each plane senses its own
     /// page on its own, so a die reads as many pages at once as it has planes, at random
     /// as in order. Programs and erases still take the whole die.

@@ -270,15 +270,12 @@ fn spec_sheet_figures_where_the_model_has_the_mechanism() {
     // The DRAM-less P3: its SLC program time fitted to the write, the read predicted.
     up_to("crucial-p3-1tb", "seq-write", "mb_per_s", 3000.0);
     up_to("crucial-p3-1tb", "seq-read", "mb_per_s", 3500.0);
-    // Random reads land on one plane's page at a time where planes read a wordline
-    // together, so the smaller 970 EVO Plus stay below their sheets (480K, 250K: docs),
-    // their dies the bound: fewer dies, fewer reads.
-    let (quarter, half) = (
-        at("samsung-970-evo-plus-250gb", "rnd-read", "iops"),
-        at("samsung-970-evo-plus-500gb", "rnd-read", "iops"),
-    );
-    assert!(quarter < 0.75 * 250_000.0 && half < 0.75 * 480_000.0);
-    assert!((1.9..2.1).contains(&(half / quarter)), "{half} / {quarter}");
+    // The planes of a die sense a page each together, of any wordline (the mechanism
+    // chosen from the 250 GB's 250K; a wordline's pages together gave 162K), and the
+    // controller's time per read bounds the 1 TB (fitted to its 600K): the 500 GB's 480K
+    // is predicted.
+    up_to("samsung-970-evo-plus-250gb", "rnd-read", "iops", 250_000.0);
+    up_to("samsung-970-evo-plus-500gb", "rnd-read", "iops", 480_000.0);
     // The ordering a reviewer expects: the PCIe 4.0 drive reads sequentially twice as fast.
     assert!(
         at(d, "seq-read", "mb_per_s")

@@ -27,7 +27,8 @@ pub(super) struct Die {
 /// A sense of a wordline's pages (a multi-plane read).
 #[derive(Debug, Clone, Copy)]
 struct Sense {
-    wordline: u64,
+    /// The wordline it reads (`None`: a page on each plane, any).
+    wordline: Option<u64>,
     start: u64,
     sensed: u64,
     /// The planes whose pages it reads, a bit each.
@@ -88,15 +89,16 @@ impl Die {
         self.start_at(ready.max(self.busy))
     }
 
-    /// Where planes read together: when the page on `plane` of `wordline`, asked for at
-    /// `ready`, is sensed: by the last sense if that reads the same wordline and started
+    /// Where planes read together: when the page on `plane` of `wordline` (`None`: of any
+    /// wordline, where the planes' page addresses may differ), asked for at `ready`, is
+    /// sensed: by the last sense if that reads the same wordline (or any) and started
     /// with this read already asked for (a multi-plane read), else by a sense of `t_read`
     /// of its own, started as [`Die::start`] starts one. The caller books the page's
     /// transfer with [`Die::book`].
     pub(super) fn sense_together(
         &mut self,
         ready: u64,
-        wordline: u64,
+        wordline: Option<u64>,
         plane: usize,
         t_read: u64,
     ) -> u64 {

@@ -51,6 +51,7 @@ struct Params {
     link_ns_per_byte: f64,
     command: u64,
     write_overhead: u64,
+    read_overhead: u64,
     /// Controller time per page of data a write carries.
     page_overhead: u64,
     /// Pages whose per-page work the controller does at once (1: each write's own).
@@ -179,6 +180,7 @@ impl Params {
             link_ns_per_byte: 1e9 / s.link_rate.0,
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
             write_overhead: fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0),
+            read_overhead: s.read_overhead.map_or(0, |d| d.0),
             page_overhead: fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0),
             combine: if s.combine_writes {
                 dies as u64 * planes
@@ -533,7 +535,10 @@ impl SsdSim {
                 Some(PlaneReads::Independent) => self.die[d].start_plane(at, page.plane) + t_read,
                 // A read again is a sense of its own.
                 Some(PlaneReads::Multi) if first => {
-                    self.die[d].sense_together(at, page.wordline, page.plane, t_read)
+                    self.die[d].sense_together(at, Some(page.wordline), page.plane, t_read)
+                }
+                Some(PlaneReads::Synchronous) if first => {
+                    self.die[d].sense_together(at, None, page.plane, t_read)
                 }
                 _ => self.die[d].start(at) + t_read,
             };
@@ -621,7 +626,11 @@ impl SsdSim {
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
         match req.op {
-            Op::Read => Ok(self.serve_read(req, span, at)),
+            Op::Read => {
+                let at = at + p.read_overhead;
+                self.ctrl = at;
+                Ok(self.serve_read(req, span, at))
+            }
             Op::Write => Ok(self.serve_write(req, data, span, at)? + self.p.write_latency),
         }
     }
@@ -1693,6 +1702,20 @@ mod tests {
         let independent = || drive("  plane_reads: independent\n");
         assert_eq!(plain[0] - read(&mut independent(), &wordline), sense);
         assert_eq!(plain[1] - read(&mut independent(), &random), sense);
+        // Synchronous planes sense a page each at once, of any wordline, those asked for
+        // before the sense starts: the two random pages queued behind a third page of the
+        // die are sensed together; asked for while the die is free, in turn.
+        let synchronous = || drive("  plane_reads: synchronous\n");
+        assert_eq!(plain[0] - read(&mut synchronous(), &wordline), sense);
+        assert_eq!(read(&mut synchronous(), &random), plain[1]);
+        let third = (2..16)
+            .find(|&l| l != apart && sim.locate(l).unwrap().die == a.die)
+            .unwrap();
+        let queued = [(third * 4096, 4096), (0, 4096), (apart * 4096, 4096)];
+        assert_eq!(
+            read(&mut drive(""), &queued) - read(&mut synchronous(), &queued),
+            sense
+        );
         // One plane has none to read apart.
         let yaml = small_yaml("greedy", false) + "  plane_reads: multi\n";
         assert!(refusal(&yaml).contains("ssd.plane_reads"));
@@ -1718,6 +1741,37 @@ mod tests {
         assert_eq!(extra(0, 4096), 20_000, "one page");
         // 4 KiB at a 512 B offset spans two pages but carries one page of data, remapped.
         assert_eq!(extra(512, 4096), 20_000, "an unaligned page");
+    }
+
+    #[test]
+    fn a_controller_that_takes_its_time_per_read_bounds_the_reads_of_many_dies() {
+        // 64 reads of pages written over 4 dies, asked for at once: the dies read four at a
+        // time; with 100 µs of the controller's a read, the controller is the bound.
+        let elapsed = |extra: &str| {
+            let mut sim = from_yaml(&(small_yaml("greedy", false) + extra));
+            for i in 0..64 {
+                write(&mut sim, i * 4096, i);
+            }
+            sim.settle();
+            let now = sim.clock + 10_000_000;
+            (0..64)
+                .map(|i| {
+                    let req = IoRequest {
+                        seq: 100 + i,
+                        op: Op::Read,
+                        offset: i * 4096,
+                        len: 4096,
+                    };
+                    sim.serve(now, &req, None).unwrap()
+                })
+                .max()
+                .unwrap()
+                - now
+        };
+        let (dies, controller) = (elapsed(""), elapsed("  read_overhead: 100us\n"));
+        assert!(dies < 64 * 100_000, "{dies}");
+        assert!(controller >= 64 * 100_000, "{controller}");
+        assert!(controller < 64 * 100_000 + dies / 4, "{controller}");
     }
 
     #[test]
