@@ -236,6 +236,22 @@ pub struct EccSpec {
     pub retry: Option<f64>,
 }
 
+/// Program and erase suspension (`ssd.suspend`): a read for a die that is programming or
+/// erasing suspends the operation at its next break point (every `step` of it: the end of
+/// a program pulse and its verify, a segment of an erase pulse), and the operation resumes
+/// after the read, its remaining time lengthened by `resume`; `max` suspensions an
+/// operation, then reads wait for its end.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspendSpec {
+    /// Time between an operation's break points.
+    pub step: Duration,
+    /// What a resumption adds to the operation (its voltage ramped again).
+    pub resume: Duration,
+    /// Suspensions an operation allows.
+    pub max: u32,
+}
+
 /// The SLC cache of a TLC or QLC drive (`ssd.slc_cache`): host writes are programmed one
 /// bit a cell (fast) while the cache has room, then straight to the native cells; the
 /// cache's data is folded into native cells while the drive idles, or, when the user area
@@ -351,6 +367,10 @@ pub struct SsdSpec {
     /// Bit errors in page reads and the controller's correction of them (default none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecc: Option<EccSpec>,
+    /// Program and erase suspension for reads (default none: a read waits for the program
+    /// or erase under way on its die). Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<SuspendSpec>,
     /// An SLC cache in front of TLC or QLC cells (default none). Absent from the plan hash
     /// when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -970,6 +990,17 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
     }
     if s.queue_slots == Some(0) {
         return Err("ssd.queue_slots: expected 1 or more commands".into());
+    }
+    if let Some(u) = &s.suspend {
+        if u.step.0 == 0 {
+            return Err("ssd.suspend.step: expected a time between break points above 0".into());
+        }
+        if !(1..=100).contains(&u.max) {
+            return Err(format!(
+                "ssd.suspend.max: expected 1 to 100 suspensions an operation, found {}",
+                u.max
+            ));
+        }
     }
     if let Some(e) = &s.ecc {
         if !(0.0..0.01).contains(&e.bit_error_rate) {

@@ -283,13 +283,17 @@ fn spec_sheet_figures_where_the_model_has_the_mechanism() {
     );
 }
 
-/// Runs `suite` on variants of the 970 EVO Plus 1 TB's file, each `(id, from, to)` with
-/// one edit of the file, and returns every summary row.
-fn run_variants(variants: &[(&str, &str, &str)], suite: &str) -> Vec<serde_json::Value> {
-    let base = drive_file("samsung-970-evo-plus-1tb");
+/// Runs `suite` on variants of the drive file `base`, each `(id, from, to)` with one edit of
+/// the file, and returns every summary row.
+fn run_variants(
+    base: &str,
+    variants: &[(&str, &str, &str)],
+    suite: &str,
+) -> Vec<serde_json::Value> {
+    let file = drive_file(base);
     let lab = TestLab::new();
     for (id, from, to) in variants {
-        let mut text = base.replace("id: samsung-970-evo-plus-1tb", &format!("id: {id}"));
+        let mut text = file.replace(&format!("id: {base}"), &format!("id: {id}"));
         if !from.is_empty() {
             text = text.replace(from, to);
         }
@@ -317,6 +321,7 @@ fn an_idle_drive_folds_its_cache_and_writes_fast_again() {
     // SLC, as fast as the link takes them. The same drive without folding in idle time
     // stays at the first speed.
     let rows = run_variants(
+        "samsung-970-evo-plus-1tb",
         &[
             ("fold", "", ""),
             (
@@ -360,6 +365,7 @@ fn a_dram_less_drive_reads_slower_where_its_map_cache_does_not_reach() {
     // at QD1 over 8 GiB (every map page held after the first reads) and over the whole
     // drive (three reads in four need their map page read first).
     let rows = run_variants(
+        "samsung-970-evo-plus-1tb",
         &[
             ("dram", "", ""),
             (
@@ -411,5 +417,64 @@ fn tlc_page_types_spread_a_qd1_read_and_qlc_pages_mostly_sense_alike() {
     assert!(
         p99 < 1.1 * p50 && p50 > lat("crucial-p1-1tb", "lat_mean_us"),
         "P1: p50 {p50}, p99 {p99}"
+    );
+}
+
+/// A figure of the reads of `drive`'s first job of `test` (`by_op`).
+fn read_figure(rows: &[serde_json::Value], drive: &str, test: &str, key: &str) -> f64 {
+    rows.iter()
+        .find(|r| r["drive"] == drive && r["test"] == test)
+        .and_then(|r| r["by_op"].as_array())
+        .and_then(|ops| ops.iter().find(|o| o["op"] == "read"))
+        .and_then(|o| o[key].as_f64())
+        .unwrap_or(f64::NAN)
+}
+
+#[test]
+fn a_read_suspends_the_program_under_way_on_its_die() {
+    // The P1's 4 KiB random reads at QD4 among 30% writes over 8 GiB, after a fill: as
+    // shipped, a read suspends the program or erase on its die at the next break point;
+    // without suspension it waits for the whole operation. The reads' p99 and longest wait
+    // fall; the writes do not lose.
+    let rows = run_variants(
+        "crucial-p1-1tb",
+        &[
+            ("suspending", "", ""),
+            (
+                "waiting",
+                "  suspend: {step: 100us, resume: 20us, max: 5}\n",
+                "",
+            ),
+        ],
+        "name: t
+title: t
+seed: 1
+tests:
+  - {id: mix, title: m, operation: read, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 4, duration: 2s, precondition: {purge: true, fill: 1}, samples: histogram, metric: iops, variants: {writes: [30%, 60%]}}
+",
+    );
+    assert!(
+        drive_file("crucial-p1-1tb").contains("  suspend: {step: 100us, resume: 20us, max: 5}\n")
+    );
+    let read = |d: &str, key: &str| read_figure(&rows, d, "mix", key);
+    let (p99, waiting_p99) = (
+        read("suspending", "lat_p99_us"),
+        read("waiting", "lat_p99_us"),
+    );
+    assert!(
+        p99 < 0.7 * waiting_p99,
+        "p99 {p99} µs, waiting {waiting_p99} µs"
+    );
+    let (max, waiting_max) = (
+        read("suspending", "lat_max_us"),
+        read("waiting", "lat_max_us"),
+    );
+    assert!(max < waiting_max, "max {max} µs, waiting {waiting_max} µs");
+    let iops = |d: &str| figure(&rows, d, "mix", "iops");
+    assert!(
+        iops("suspending") >= iops("waiting"),
+        "{} {}",
+        iops("suspending"),
+        iops("waiting")
     );
 }

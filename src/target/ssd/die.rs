@@ -22,6 +22,40 @@ pub(super) struct Die {
     pub(super) bg_left: u64,
     /// When the background work (re)starts, if no host operation comes first.
     bg_from: u64,
+    /// Program and erase suspension, where the NAND and controller have it.
+    suspension: Option<Suspension>,
+    /// The last host program booked, while nothing that takes the whole die follows it.
+    programming: Option<Programming>,
+    /// A read that suspended (or went ahead of) `programming`: from when the die is its.
+    suspended_from: Option<u64>,
+}
+
+/// Program and erase suspension: a read for a die that is programming or erasing suspends
+/// the operation at its next break point (the end of a program pulse and its verify, a
+/// segment of an erase pulse), is sensed and transferred, and the operation resumes after
+/// it, its remaining time unchanged but for `resume` (ramping the voltage again). An
+/// operation allows `max` suspensions; reads after them wait for its end.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Suspension {
+    /// Time between an operation's break points.
+    pub(super) step: u64,
+    /// What a resumption adds to the operation.
+    pub(super) resume: u64,
+    /// Suspensions an operation allows.
+    pub(super) max: u32,
+}
+
+/// A host program booked on a die.
+#[derive(Debug, Clone, Copy)]
+struct Programming {
+    /// When it starts, or restarts after the reads that suspended it.
+    start: u64,
+    end: u64,
+    /// When the die's operations before it ended.
+    before: u64,
+    /// When the last read that suspended it (or went before it) is done with the die.
+    held: u64,
+    suspends: u32,
 }
 
 /// A sense of a wordline's pages (a multi-plane read).
@@ -42,9 +76,19 @@ pub(super) struct Work {
     step: u64,
     /// Done so far (where the current step is).
     done: u64,
+    /// Times the current step has been suspended.
+    suspends: u32,
 }
 
 impl Die {
+    /// A die that suspends its operations for reads as `suspension` says (or never).
+    pub(super) fn suspending(suspension: Option<Suspension>) -> Die {
+        Die {
+            suspension,
+            ..Die::default()
+        }
+    }
+
     /// When the die is free of host operations and background work alike.
     pub(super) fn free_at(&self) -> u64 {
         if self.bg_left == 0 {
@@ -86,7 +130,72 @@ impl Die {
     /// its end with [`Die::book`].
     pub(super) fn start(&mut self, ready: u64) -> u64 {
         self.sense = None;
-        self.start_at(ready.max(self.busy))
+        self.programming = None;
+        self.start_at(ready.max(self.busy), false)
+    }
+
+    /// When a read ready at `ready` can start: as [`Die::start`], but where the die
+    /// suspends its operations, at the next break point of the host program or background
+    /// step under way (a program not started yet waits for the read). The caller books its
+    /// end with [`Die::book`] (or [`Die::book_plane`]), which pushes the program back.
+    pub(super) fn start_read(&mut self, ready: u64) -> u64 {
+        self.sense = None;
+        if let Some(s) = self.suspend_program(ready) {
+            return s;
+        }
+        self.start_at(ready.max(self.busy), true)
+    }
+
+    /// Where the last host program is the die's last whole-die operation and a read at
+    /// `ready` may suspend it (or go before it): when the read starts.
+    fn suspend_program(&mut self, ready: u64) -> Option<u64> {
+        let sus = self.suspension?;
+        let p = self.programming.as_mut()?;
+        if self.whole != p.end || ready >= p.end || p.suspends >= sus.max {
+            return None;
+        }
+        let s = if ready < p.start {
+            ready.max(p.before)
+        } else {
+            p.suspends += 1;
+            let elapsed = ready - p.start;
+            (ready + (sus.step - elapsed % sus.step) % sus.step).min(p.end)
+        }
+        .max(p.held);
+        self.suspended_from = Some(s);
+        Some(s)
+    }
+
+    /// Pushes the suspended program back by a read that held the die until `end`.
+    fn resume_program(&mut self, end: u64) {
+        let (Some(from), Some(p), Some(sus)) = (
+            self.suspended_from.take(),
+            self.programming.as_mut(),
+            self.suspension,
+        ) else {
+            return;
+        };
+        let resume = if from > p.start { sus.resume } else { 0 };
+        let shift = end.saturating_sub(from.max(p.start)) + resume;
+        p.start = p.start.max(end);
+        p.end += shift;
+        p.held = p.held.max(end);
+        self.whole = self.whole.max(p.end);
+        self.busy = self.busy.max(p.end);
+    }
+
+    /// Books a host program started by [`Die::start`] from `start` until `end`: reads may
+    /// suspend it.
+    pub(super) fn book_program(&mut self, start: u64, end: u64) {
+        let before = self.whole;
+        self.book(end);
+        self.programming = Some(Programming {
+            start,
+            end,
+            before,
+            held: 0,
+            suspends: 0,
+        });
     }
 
     /// Where planes read together: when the page on `plane` of `wordline` (`None`: of any
@@ -111,7 +220,7 @@ impl Die {
             s.planes |= bit;
             return s.sensed;
         }
-        let start = self.start(ready);
+        let start = self.start_read(ready);
         let sensed = start + t_read;
         self.sense = Some(Sense {
             wordline,
@@ -126,12 +235,16 @@ impl Die {
     /// operations that take the whole die and that plane's last read, and after the
     /// background step running then. The caller books its end with [`Die::book_plane`].
     pub(super) fn start_plane(&mut self, ready: u64, plane: usize) -> u64 {
-        self.start_at(ready.max(self.whole).max(self.plane[plane]))
+        if let Some(s) = self.suspend_program(ready.max(self.plane[plane])) {
+            return s;
+        }
+        self.start_at(ready.max(self.whole).max(self.plane[plane]), true)
     }
 
     /// Books a read started by [`Die::start_plane`] until `end`: the plane is busy until
     /// then, and the whole die for the operations that need it.
     pub(super) fn book_plane(&mut self, end: u64, plane: usize) {
+        self.resume_program(end);
         self.plane[plane] = self.plane[plane].max(end);
         self.busy = self.busy.max(end);
         if self.bg_left > 0 {
@@ -139,27 +252,50 @@ impl Die {
         }
     }
 
-    fn start_at(&mut self, s: u64) -> u64 {
+    /// When an operation that can start at `s` starts: after the background step running
+    /// then, or, for a `read` where the die suspends, at that step's next break point (the
+    /// rest of the step, and the resumption, after the read).
+    fn start_at(&mut self, s: u64, read: bool) -> u64 {
         self.advance(s);
         if self.bg_left == 0 || self.bg_from > s {
             return s;
         }
+        let suspension = self.suspension;
         let Some(w) = self.bg.front_mut() else {
             return s;
         };
         let wait = ((w.step - w.done % w.step) % w.step).min(w.left);
+        let sus = suspension.filter(|sus| read && w.suspends < sus.max);
+        let to_break = sus.map_or(wait, |sus| {
+            let in_step = w.done % w.step;
+            ((sus.step - in_step % sus.step) % sus.step).min(wait)
+        });
+        let suspends = w.suspends;
         w.left -= wait;
         w.done += wait;
-        self.bg_left -= wait;
+        w.suspends = 0;
         if w.left == 0 {
             self.bg.pop_front();
         }
-        s + wait
+        self.bg_left -= wait;
+        if let (Some(sus), true) = (sus, to_break < wait) {
+            // The rest of the step, resumed after the read: a step of its own.
+            let rest = wait - to_break + sus.resume;
+            self.bg.push_front(Work {
+                left: rest,
+                step: rest,
+                done: 0,
+                suspends: suspends + 1,
+            });
+            self.bg_left += rest;
+        }
+        s + to_break
     }
 
     /// Books a host operation started by [`Die::start`] until `end`; background work
     /// resumes after it.
     pub(super) fn book(&mut self, end: u64) {
+        self.resume_program(end);
         self.busy = self.busy.max(end);
         self.whole = self.whole.max(end);
         if self.bg_left > 0 {
@@ -179,6 +315,7 @@ impl Die {
                 left: work,
                 step: step.max(1),
                 done: 0,
+                suspends: 0,
             });
             self.bg_left += work;
         }
@@ -209,6 +346,7 @@ impl Die {
                 left: work,
                 step: work.max(1),
                 done: 0,
+                suspends: 0,
             },
         );
         self.bg_left += work;

@@ -374,7 +374,14 @@ impl SsdSim {
             link_in: Calendar::default(),
             ctrl: 0,
             chan: vec![Calendar::default(); p.channels],
-            die: vec![Die::default(); p.dies],
+            die: vec![
+                Die::suspending(s.suspend.as_ref().map(|u| die::Suspension {
+                    step: u.step.0,
+                    resume: u.resume.0,
+                    max: u.max,
+                }));
+                p.dies
+            ],
             buffer: Buffer {
                 cap: p.buffer,
                 used: 0,
@@ -452,8 +459,9 @@ impl SsdSim {
     /// channel).
     fn program(&mut self, die: usize, ready: u64, unit: u64) -> u64 {
         let sent = self.send_program(die, ready, unit);
-        let end = self.die[die].start(sent) + self.next_program_time(die, unit);
-        self.die[die].book(end);
+        let start = self.die[die].start(sent);
+        let end = start + self.next_program_time(die, unit);
+        self.die[die].book_program(start, end);
         end
     }
 
@@ -540,7 +548,7 @@ impl SsdSim {
                 Some(PlaneReads::Synchronous) if first => {
                     self.die[d].sense_together(at, None, page.plane, t_read)
                 }
-                _ => self.die[d].start(at) + t_read,
+                _ => self.die[d].start_read(at) + t_read,
             };
             first = false;
             let end =
@@ -1335,6 +1343,53 @@ mod tests {
         die.background(0, 5_000_000, 1_000_000);
         assert_eq!(die.block(1_000_000, 2_000_000), 7_000_000);
         assert_eq!(die.start(1_000_000), 7_000_000);
+    }
+
+    #[test]
+    fn a_read_suspends_a_program_or_erase_at_its_next_break_point() {
+        let sus = die::Suspension {
+            step: 100_000,
+            resume: 20_000,
+            max: 2,
+        };
+        // A program booked from 0 to 1 ms; a read ready at 250 µs starts at the break
+        // point at 300 µs, holds the die 50 µs, and the program ends 70 µs later.
+        let mut die = Die::suspending(Some(sus));
+        die.book_program(0, 1_000_000);
+        assert_eq!(die.start_read(250_000), 300_000);
+        die.book(350_000);
+        assert_eq!(die.free_at(), 1_070_000);
+        // A second read ready during the first goes after it, the program still suspended
+        // (one resumption for both).
+        assert_eq!(die.start_read(320_000), 350_000);
+        die.book(400_000);
+        assert_eq!(die.free_at(), 1_120_000);
+        // The program restarted at 400 µs: a read at 450 µs waits for the point at 500.
+        assert_eq!(die.start_read(450_000), 500_000);
+        die.book(550_000);
+        assert_eq!(die.free_at(), 1_190_000);
+        // Two suspensions is this program's limit: the next read waits for its end.
+        assert_eq!(die.start_read(700_000), 1_190_000);
+        // Without suspension the read waits for the program.
+        let mut die = Die::default();
+        die.book_program(0, 1_000_000);
+        assert_eq!(die.start_read(250_000), 1_000_000);
+        // A read ready before a program starts goes first, and the program after it.
+        let mut die = Die::suspending(Some(sus));
+        die.book(100_000);
+        die.book_program(400_000, 1_400_000);
+        assert_eq!(die.start_read(150_000), 150_000);
+        die.book(450_000);
+        assert_eq!(die.free_at(), 1_450_000);
+        // A background erase (one 3.5 ms step from 0): a read ready at 1.25 ms starts at
+        // 1.3 ms; the rest of the erase, 2.2 ms and the resumption, follows the read.
+        let mut die = Die::suspending(Some(sus));
+        die.background(0, 3_500_000, 3_500_000);
+        assert_eq!(die.start_read(1_250_000), 1_300_000);
+        die.book(1_350_000);
+        assert_eq!(die.free_at(), 1_350_000 + 2_200_000 + 20_000);
+        // A host program still waits for the step under way.
+        assert_eq!(die.start(1_400_000), 1_350_000 + 2_220_000);
     }
 
     /// Eight 4 KiB writes, 1 MiB apart, all issued at time zero: on a used drive at its
