@@ -839,3 +839,68 @@ fn capacity_siblings_keep_the_published_share_of_their_parents() {
         "not as docs/simulated-drives.md says (a miss held, or a prediction missed): {wrong:?}\n{table}"
     );
 }
+
+/// The latency lab of docs/simulated-drives.md ("Latency distributions"): 4 KiB random
+/// reads at QD1 over 8 GiB written first, then random writes at QD3 over it.
+const LATENCY_SUITE: &str = "name: latency
+title: Latency distributions
+seed: 1
+tests:
+  - {id: rr, title: r, operation: read, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 1, duration: 3s, precondition: {fill: 1}, metric: iops}
+  - {id: rw, title: w, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 3, duration: 5s, metric: iops}
+";
+
+#[test]
+fn every_ssds_latencies_spread_as_the_docs_report() {
+    // Every SSD of drives/ on the latency lab: each table is ordered, every read's longest
+    // wait is above its p99.9 (a bit error or a retry), and the TLC drives' reads spread
+    // past a tenth above their p50 (their page types). Which rows hold the issue's
+    // p99 > 1.1 × p50 and p99.9 > p99 the docs' table says; this keeps their count.
+    let lab = TestLab::new();
+    let dir = format!("{}/drives", env!("CARGO_MANIFEST_DIR"));
+    let mut tlc = Vec::new();
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        if !text.contains("\nssd:\n") {
+            continue;
+        }
+        let id = path.file_stem().unwrap().to_string_lossy().to_string();
+        if text.contains("    bits: 3\n") {
+            tlc.push(id.clone());
+        }
+        lab.write(&format!("drives/{id}.yaml"), &text);
+    }
+    lab.write("suites/latency.yaml", LATENCY_SUITE);
+    let rows = run_rows(&lab);
+    assert_eq!(rows.len(), 56, "28 SSDs, two tests each");
+    let mut both = 0;
+    for r in &rows {
+        let at = |k: &str| r[k].as_f64().unwrap();
+        let (p50, p99, p999, max) = (
+            at("lat_p50_us"),
+            at("lat_p99_us"),
+            at("lat_p999_us"),
+            at("lat_max_us"),
+        );
+        let what = format!(
+            "{} {}: {p50} / {p99} / {p999} / {max} µs",
+            r["drive"], r["test"]
+        );
+        assert!(p50 <= p99 && p99 <= p999 && p999 <= max, "{what}");
+        if r["test"] == "rr" {
+            assert!(max > p999, "{what}");
+            if tlc.iter().any(|d| r["drive"] == d.as_str()) {
+                assert!(p99 > 1.1 * p50, "{what}");
+            }
+        }
+        if p99 > 1.1 * p50 && p999 > p99 {
+            both += 1;
+        }
+    }
+    assert_eq!(tlc.len(), 5, "{tlc:?}");
+    assert_eq!(
+        both, 7,
+        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 7 of 56)"
+    );
+}
