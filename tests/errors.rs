@@ -169,6 +169,28 @@ fn simulated_drive_parameters_are_checked() {
         &["correct"],
     );
     refused(
+        &fixed.replace(
+            "ssd:\n",
+            "ssd:\n  suspend: {step: 100us, resume: 20us, max: 0}\n",
+        ),
+        &["drives/s.yaml:7:40: ssd.suspend.max: expected 1 to 100 suspensions an operation, found 0"],
+    );
+    refused(
+        &fixed.replace(
+            "ssd:\n",
+            "ssd:\n  suspend: {step: 0us, resume: 20us, max: 5}\n",
+        ),
+        &["ssd.suspend.step: expected a time between break points above 0"],
+    );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  suspend: {step: 100us, max: 5}\n"),
+        &["drives/s.yaml:7:", "resume"],
+    );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  plane_reads: synchronous\n"),
+        &["ssd.plane_reads: a die of one plane has no planes to read apart"],
+    );
+    refused(
         &fixed.replace("ssd:\n", "ssd:\n  full: 0.9\n"),
         &["ssd.full: expected only on a used drive (aged: true)"],
     );
