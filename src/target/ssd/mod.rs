@@ -456,7 +456,8 @@ impl SsdSim {
     /// their data is there at `ready`; returns when done. The data crosses the channel as
     /// soon as the channel is free and waits in the die's cache registers if the die is
     /// still busy (a die collecting garbage does not hold up the other dies on its
-    /// channel).
+    /// channel). A read that suspends the program later lengthens it on the die only: the
+    /// end returned (where the buffer frees its pages) stays as booked.
     fn program(&mut self, die: usize, ready: u64, unit: u64) -> u64 {
         let sent = self.send_program(die, ready, unit);
         let start = self.die[die].start(sent);
