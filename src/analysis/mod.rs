@@ -190,13 +190,7 @@ fn read_samples(job: &StoredJob) -> Result<Columns, String> {
     };
     let len = column("len")
         .and_then(|s| s.cast(&DataType::UInt32))
-        .and_then(|s| {
-            let mut v = Vec::with_capacity(s.len());
-            for a in s.u32()?.downcast_iter() {
-                v.extend_from_slice(a.values());
-            }
-            Ok(v)
-        })
+        .and_then(|s| Ok(crate::store::native_values(s.u32()?)))
         .map_err(fail)?;
     Ok(Columns {
         write,

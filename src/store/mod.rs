@@ -117,13 +117,20 @@ pub fn sync_dir_fs(dir: &Path) -> Result<()> {
 /// histogram reader copy out of a frame.
 pub fn u64_values(s: &polars::prelude::Series) -> polars::prelude::PolarsResult<Vec<u64>> {
     let s = s.cast(&polars::prelude::DataType::UInt64)?;
-    // Chunk by chunk into a vector of the right size (a flattened iterator has no length:
-    // the vector would grow, copying tens of millions of values, as it was filled).
-    let mut v = Vec::with_capacity(s.len());
-    for a in s.u64()?.downcast_iter() {
+    Ok(native_values(s.u64()?))
+}
+
+/// A numeric column's values (nulls as whatever the chunk holds there), copied chunk by
+/// chunk into a vector of the right size (a flattened iterator has no length: the vector
+/// would grow, copying tens of millions of values, as it was filled).
+pub fn native_values<T: polars::prelude::PolarsNumericType>(
+    ca: &polars::prelude::ChunkedArray<T>,
+) -> Vec<T::Native> {
+    let mut v = Vec::with_capacity(ca.len());
+    for a in ca.downcast_iter() {
         v.extend_from_slice(a.values());
     }
-    Ok(v)
+    v
 }
 
 /// The temporary name used while `path` is being written (`.NAME.tmp-PID`).

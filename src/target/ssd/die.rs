@@ -158,8 +158,7 @@ impl Die {
             ready.max(p.before)
         } else {
             p.suspends += 1;
-            let elapsed = ready - p.start;
-            (ready + (sus.step - elapsed % sus.step) % sus.step).min(p.end)
+            (ready + until_next(ready - p.start, sus.step)).min(p.end)
         }
         .max(p.held);
         self.suspended_from = Some(s);
@@ -264,12 +263,9 @@ impl Die {
         let Some(w) = self.bg.front_mut() else {
             return s;
         };
-        let wait = ((w.step - w.done % w.step) % w.step).min(w.left);
+        let wait = until_next(w.done, w.step).min(w.left);
         let sus = suspension.filter(|sus| read && w.suspends < sus.max);
-        let to_break = sus.map_or(wait, |sus| {
-            let in_step = w.done % w.step;
-            ((sus.step - in_step % sus.step) % sus.step).min(wait)
-        });
+        let to_break = sus.map_or(wait, |sus| until_next(w.done % w.step, sus.step).min(wait));
         let suspends = w.suspends;
         w.left -= wait;
         w.done += wait;
@@ -362,4 +358,10 @@ impl Die {
         self.bg_left = 0;
         self.busy
     }
+}
+
+/// From `elapsed` ns into work made of `every`-ns pieces, the time to the end of the piece
+/// under way (0 at a boundary).
+fn until_next(elapsed: u64, every: u64) -> u64 {
+    (every - elapsed % every) % every
 }

@@ -86,6 +86,8 @@ struct Params {
     t_erase: u64,
     /// Page reads' bit errors and their correction, if modelled.
     ecc: Option<Ecc>,
+    /// Program and erase suspension for reads, where the drive has it.
+    suspension: Option<die::Suspension>,
     buffer: u64,
     remap: bool,
     remap_cost: u64,
@@ -212,6 +214,11 @@ impl Params {
             t_prog: s.program.0,
             t_prog_pair: pair(s.program.0, s.upper_page_program),
             ecc: s.ecc.as_ref().map(|e| Ecc::of(e, s.page.0)),
+            suspension: s.suspend.as_ref().map(|u| die::Suspension {
+                step: u.step.0,
+                resume: u.resume.0,
+                max: u.max,
+            }),
             t_erase: s.erase.0,
             buffer: s.buffer.0,
             remap: s.remap,
@@ -374,14 +381,7 @@ impl SsdSim {
             link_in: Calendar::default(),
             ctrl: 0,
             chan: vec![Calendar::default(); p.channels],
-            die: vec![
-                Die::suspending(s.suspend.as_ref().map(|u| die::Suspension {
-                    step: u.step.0,
-                    resume: u.resume.0,
-                    max: u.max,
-                }));
-                p.dies
-            ],
+            die: vec![Die::suspending(p.suspension); p.dies],
             buffer: Buffer {
                 cap: p.buffer,
                 used: 0,
@@ -542,12 +542,11 @@ impl SsdSim {
         loop {
             let sensed = match p.plane_reads {
                 Some(PlaneReads::Independent) => self.die[d].start_plane(at, page.plane) + t_read,
-                // A read again is a sense of its own.
-                Some(PlaneReads::Multi) if first => {
-                    self.die[d].sense_together(at, Some(page.wordline), page.plane, t_read)
-                }
-                Some(PlaneReads::Synchronous) if first => {
-                    self.die[d].sense_together(at, None, page.plane, t_read)
+                // A read again is a sense of its own. Synchronous planes pair pages of any
+                // wordline.
+                Some(m @ (PlaneReads::Multi | PlaneReads::Synchronous)) if first => {
+                    let wordline = (m == PlaneReads::Multi).then_some(page.wordline);
+                    self.die[d].sense_together(at, wordline, page.plane, t_read)
                 }
                 _ => self.die[d].start_read(at) + t_read,
             };
