@@ -313,6 +313,13 @@ pub struct SsdSpec {
     /// it arrives). Absent from the plan hash when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub combine_writes: bool,
+    /// The controller takes writes into its buffer (`buffer`) until the next one does not
+    /// fit, then writes the whole buffer out, every die programming its share at once, and
+    /// takes no command or data until that is on NAND; default false (a page is programmed
+    /// as soon as it fills, while writes keep coming). Page-mapped FTL only. Absent from
+    /// the plan hash when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flush_buffer: bool,
     /// Flash channels.
     pub channels: u32,
     /// Dies on each channel (each an independent unit with its own busy time).
@@ -990,6 +997,13 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
     }
     if s.queue_slots == Some(0) {
         return Err("ssd.queue_slots: expected 1 or more commands".into());
+    }
+    if s.flush_buffer && s.ftl != FtlKind::Page {
+        return Err(
+            "ssd.flush_buffer: expected with `ftl: page` (a block-mapped FTL writes its cache \
+             out whole already)"
+                .into(),
+        );
     }
     if let Some(u) = &s.suspend {
         if u.step.0 == 0 {

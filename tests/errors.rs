@@ -191,6 +191,12 @@ fn simulated_drive_parameters_are_checked() {
         &["ssd.plane_reads: a die of one plane has no planes to read apart"],
     );
     refused(
+        &fixed
+            .replace("ssd:\n", "ssd:\n  flush_buffer: true\n")
+            .replace("  ftl: page\n", "  ftl: block\n  log_blocks: 4\n"),
+        &["ssd.flush_buffer: expected with `ftl: page`"],
+    );
+    refused(
         &fixed.replace("ssd:\n", "ssd:\n  full: 0.9\n"),
         &["ssd.full: expected only on a used drive (aged: true)"],
     );

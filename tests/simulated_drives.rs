@@ -148,6 +148,13 @@ fn bit_tech_random_write_figures_and_order() {
         1.16,
         "Vertex mean ms",
     );
+    // Its longest wait is its buffer written out, every die programming its share while
+    // no write comes in (the buffer's size fitted to bit-tech's 10.06 ms).
+    near(
+        get("ocz-vertex-120", "lat_max_us") / 1e3,
+        10.06,
+        "Vertex longest wait, ms",
+    );
     // bit-tech's single-JMF602 drives: a used JMF602A (drives/ocz-core-64.yaml), whose
     // cache, written out whole when full, makes the longest waits.
     near(
@@ -346,10 +353,10 @@ fn the_hard_disk_seeks_spins_and_streams() {
 fn the_vertex_stays_constant_over_twenty_repeats_and_stalls_once_used() {
     // bit-tech repeated its random-write test (4 KiB, QD3, 4 GiB, 2 min) twenty times on the
     // Vertex (firmware 1.1) and saw no change; here on a drive written whole first, as a
-    // reviewer's drive is. Its figures in the review (9.97 MB/s, 1.16 ms mean, 10.06 ms max)
-    // are those of a drive with something to collect: new spare area holds the first
-    // repeats' writes with nothing to collect (the longest write is the controller's time
-    // for three), and once it is used up the controller stops for each victim.
+    // reviewer's drive is. Its figures in the review: 9.97 MB/s, 1.16 ms mean, 10.06 ms max.
+    // New spare area holds the first repeats' writes with nothing to collect: the longest
+    // write waits for the buffer to be written out (`flush_buffer`, its size fitted to the
+    // 10.06 ms); once the spare area is used up the controller also stops for each victim.
     let lab = lab(
         &["ocz-vertex-120"],
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: fill\n    title: fill\n    operation: read\n    pattern: random\n    block_size: 4KiB\n    span: full\n    queue_depth: 1\n    count: 10\n    precondition: {fill: 1}\n    metric: iops\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    repeats: 20\n    data: incompressible\n    metric: mb_per_s\n",
@@ -371,8 +378,8 @@ fn the_vertex_stays_constant_over_twenty_repeats_and_stalls_once_used() {
     assert_eq!(by_repeat.len(), 20);
     let first = by_repeat[0];
     assert!(
-        first.3 < 2.0,
-        "first repeat, nothing to collect: max {:.2} ms",
+        (5.0..20.0).contains(&first.3),
+        "first repeat, nothing to collect, the buffer written out: max {:.2} ms",
         first.3
     );
     for &(repeat, mb, _, _) in &by_repeat {
@@ -393,7 +400,7 @@ fn the_vertex_stays_constant_over_twenty_repeats_and_stalls_once_used() {
         );
         assert!(
             (5.0..20.0).contains(&max),
-            "repeat {repeat}: the longest write, one or two victims: {max:.1} ms"
+            "repeat {repeat}: the longest write, the buffer or a victim: {max:.1} ms"
         );
     }
 }
@@ -900,7 +907,7 @@ fn every_ssds_latencies_spread_as_the_docs_report() {
     }
     assert_eq!(tlc.len(), 5, "{tlc:?}");
     assert_eq!(
-        both, 7,
-        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 7 of 56)"
+        both, 8,
+        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 8 of 56)"
     );
 }

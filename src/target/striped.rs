@@ -92,13 +92,14 @@ impl StripedSsd {
 
     /// Every controller left idle until what it accepted is on NAND; the drive's clock
     /// after that.
-    fn settle(&mut self) {
+    fn settle(&mut self) -> Result<()> {
         for m in &mut self.members {
             m.advance_to(self.clock);
-            m.settle();
+            m.settle()?;
             self.clock = self.clock.max(m.clock());
         }
         self.clock = self.clock.max(self.link_out).max(self.link_in.end());
+        Ok(())
     }
 }
 
@@ -164,7 +165,7 @@ impl Target for StripedSsd {
         _engine: EngineChoice,
         _io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
-        self.settle();
+        self.settle()?;
         reserving_queues(self, threads, depth)
     }
 }
@@ -191,12 +192,12 @@ impl Reserving for StripedSsd {
         match cmd {
             Command::Trim { offset, len } => {
                 for (m, offset, len) in self.runs(offset, len) {
-                    done = done.max(self.members[m].command(at, Command::Trim { offset, len }));
+                    done = done.max(self.members[m].command(at, Command::Trim { offset, len })?);
                 }
             }
             Command::Flush => {
                 for m in &mut self.members {
-                    done = done.max(m.command(at, Command::Flush));
+                    done = done.max(m.command(at, Command::Flush)?);
                 }
             }
         }

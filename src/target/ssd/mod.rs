@@ -56,6 +56,8 @@ struct Params {
     page_overhead: u64,
     /// Pages whose per-page work the controller does at once (1: each write's own).
     combine: u64,
+    /// Writes wait in the buffer until it is full, then it is written out whole.
+    flush_buffer: bool,
     /// A write's pipelined time before it is reported done.
     write_latency: u64,
     channels: usize,
@@ -189,6 +191,7 @@ impl Params {
             } else {
                 1
             },
+            flush_buffer: s.flush_buffer,
             write_latency: s.write_latency.map_or(0, |d| d.0),
             channels: s.channels as usize,
             dies,
@@ -308,6 +311,11 @@ pub struct SsdSim {
     /// Pages of data written whose per-page work the controller has not done yet (a stripe
     /// being combined).
     combined: u64,
+    /// With `flush_buffer`: the logical pages written since the buffer was last written
+    /// out, in the order they came, and where each is in that list.
+    held: Vec<Held>,
+    held_at: std::collections::HashMap<u64, usize>,
+    held_bytes: u64,
     /// Where the last read ended: a read that starts there continues a sequential stream.
     read_end: u64,
     /// Reads in a row that continued the stream.
@@ -327,6 +335,14 @@ pub struct SsdSim {
     /// When each command the drive holds completes (with `queue_slots`).
     inflight: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     stats: SsdStats,
+}
+
+/// A logical page's data held in the buffer until the buffer is written out (0 bytes: its
+/// data was trimmed or written again since).
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    lpn: u64,
+    bytes: u64,
 }
 
 /// The logical pages a request covers: the first, the last, and how many.
@@ -397,6 +413,9 @@ impl SsdSim {
             scratch: Vec::new(),
             next_small_write: 0,
             combined: 0,
+            held: Vec::new(),
+            held_at: Default::default(),
+            held_bytes: 0,
             read_end: u64::MAX,
             read_run: 0,
             ahead_first: 0,
@@ -442,7 +461,7 @@ impl SsdSim {
             let done = self.serve(self.clock, &req, None)?;
             self.clock = self.clock.max(done);
         }
-        self.settle();
+        self.settle()?;
         self.stats = SsdStats::default();
         Ok(())
     }
@@ -745,7 +764,7 @@ impl SsdSim {
                 for &lpn in ends {
                     let partial =
                         lpn * p.page < req.offset || (lpn + 1) * p.page > req.offset + len;
-                    if partial {
+                    if partial && !self.is_held(lpn) {
                         if let Some(page) = self.locate(lpn) {
                             ready = self.read_page(page, ready, page.bytes);
                         }
@@ -763,6 +782,20 @@ impl SsdSim {
         };
         let per_page = stored.div_ceil(pages).max(1);
         match p.ftl {
+            FtlKind::Page if p.flush_buffer => {
+                let mut done = at;
+                if self.held_bytes + stored > p.buffer && self.held_bytes > 0 {
+                    // The buffer is written out first; no command or data comes in until
+                    // it is on NAND.
+                    done = self.write_out_held(&p, at)?;
+                    self.ctrl = self.ctrl.max(done);
+                    self.link_out = self.link_out.max(done);
+                }
+                for lpn in first..=last {
+                    self.hold(lpn, per_page);
+                }
+                Ok(done)
+            }
             FtlKind::Page => {
                 let admitted = self.buffer.admit(stored, at);
                 let mut collected = 0;
@@ -856,6 +889,10 @@ impl SsdSim {
     /// Reads logical page `lpn` from `at`; returns when it is across its channel (`at` for a
     /// page that holds no data, which the NAND is not asked for).
     fn read_lpn(&mut self, lpn: u64, at: u64, part: u64) -> u64 {
+        if self.is_held(lpn) {
+            // Still in the buffer.
+            return at;
+        }
         match self.locate(lpn) {
             Some(s) => {
                 let part = (s.bytes * part).div_ceil(self.p.page).max(1);
@@ -891,6 +928,47 @@ impl SsdSim {
                 wordline: lpn,
             }),
         }
+    }
+
+    /// Whether logical page `lpn`'s data is held in the buffer (`flush_buffer`).
+    fn is_held(&self, lpn: u64) -> bool {
+        !self.held_at.is_empty() && self.held_at.contains_key(&lpn)
+    }
+
+    /// With `flush_buffer`: holds `bytes` of logical page `lpn` in the buffer (in place of
+    /// what it held of that page).
+    fn hold(&mut self, lpn: u64, bytes: u64) {
+        match self.held_at.get(&lpn) {
+            Some(&i) => {
+                self.held_bytes = self.held_bytes - self.held[i].bytes + bytes;
+                self.held[i].bytes = bytes;
+            }
+            None => {
+                self.held_at.insert(lpn, self.held.len());
+                self.held.push(Held { lpn, bytes });
+                self.held_bytes += bytes;
+            }
+        }
+    }
+
+    /// With `flush_buffer`: writes the buffer out from `at`, its pages placed in the order
+    /// they came (a program for every die's share at once); returns when the last is
+    /// programmed and the collection they caused is done. A page's data short of a whole
+    /// program stays in the buffer, as in [`SsdSim::settle`].
+    fn write_out_held(&mut self, p: &Params, at: u64) -> Result<u64> {
+        let held = std::mem::take(&mut self.held);
+        self.held_at.clear();
+        self.held_bytes = 0;
+        let mut done = at;
+        for h in held.iter().filter(|h| h.bytes > 0) {
+            done = done.max(self.place(p, h.lpn, h.bytes, at)?);
+        }
+        let programmed = self.buffer.frees.drain(..).map(|(when, _)| when).max();
+        self.buffer.used = 0;
+        // The list's room is kept for the next filling.
+        self.held = held;
+        self.held.clear();
+        Ok(done.max(programmed.unwrap_or(at)))
     }
 
     /// Page FTL: stores `bytes` of logical page `lpn`, buffered at `at`; programs the pages
@@ -960,6 +1038,15 @@ impl SsdSim {
         let p = &*self.p;
         let first = offset.div_ceil(p.page);
         let end = (offset + len) / p.page;
+        for h in self
+            .held
+            .iter_mut()
+            .filter(|h| (first..end).contains(&h.lpn))
+        {
+            self.held_bytes -= h.bytes;
+            h.bytes = 0;
+            self.held_at.remove(&h.lpn);
+        }
         match &mut self.ftl {
             Ftl::Page(f) => {
                 let end = end.min(f.map.len() as u64);
@@ -1032,7 +1119,7 @@ impl Target for SsdSim {
         _engine: EngineChoice,
         _io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>> {
-        self.settle();
+        self.settle()?;
         reserving_queues(self, threads, depth)
     }
 }
@@ -1043,7 +1130,7 @@ impl SsdSim {
     /// the whole pages in its range (no NAND work: their space comes back as their blocks
     /// are collected); a flush waits until everything the drive has accepted is on NAND,
     /// as [`SsdSim::settle`] does.
-    pub(super) fn command(&mut self, now: u64, cmd: Command) -> u64 {
+    pub(super) fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
         let arrived = now.max(self.link_out) + self.p.command;
         self.link_out = arrived;
         let at = arrived.max(self.ctrl);
@@ -1051,12 +1138,12 @@ impl SsdSim {
         match cmd {
             Command::Trim { offset, len } => {
                 self.discard(offset, len);
-                at
+                Ok(at)
             }
             Command::Flush => {
                 self.clock = self.clock.max(at);
-                self.settle();
-                self.clock
+                self.settle()?;
+                Ok(self.clock)
             }
         }
     }
@@ -1064,9 +1151,14 @@ impl SsdSim {
     /// Leaves the drive idle until everything it has accepted is on NAND (as a benchmark's
     /// pause between tests does), so one test's backlog does not stall the next one's first
     /// I/Os; a block-mapped controller writes out its cache. Data waiting for the rest of
-    /// its page stays in the buffer.
-    pub(super) fn settle(&mut self) {
+    /// its page stays in the buffer. Fails where writing out a held buffer finds a die full.
+    pub(super) fn settle(&mut self) -> Result<()> {
         self.write_out_cache(self.clock);
+        if !self.held.is_empty() {
+            let p = self.params();
+            let done = self.write_out_held(&p, self.clock.max(self.ctrl))?;
+            self.clock = self.clock.max(done);
+        }
         // A stripe begun is written out: its pages' work done.
         if self.combined > 0 {
             self.ctrl = self.ctrl.max(self.clock) + self.combined * self.p.page_overhead;
@@ -1082,6 +1174,7 @@ impl SsdSim {
         self.clock = self.clock.max(busy);
         self.buffer.frees.clear();
         self.buffer.used = self.filling.iter().sum::<u64>().min(self.buffer.cap);
+        Ok(())
     }
 }
 
@@ -1126,7 +1219,7 @@ impl Reserving for SsdSim {
         SsdSim::serve(self, now, req, data)
     }
     fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
-        Ok(SsdSim::command(self, now, cmd))
+        SsdSim::command(self, now, cmd)
     }
     fn wants_data(&self) -> bool {
         self.p.compression
@@ -1485,7 +1578,7 @@ mod tests {
         for i in 0..4 * dies {
             write(&mut sim, i * 4096, i);
         }
-        sim.settle();
+        sim.settle().unwrap();
         let types: Vec<bool> = (0..4 * dies)
             .map(|lpn| sim.locate(lpn).unwrap().kind == 1)
             .collect();
@@ -1520,7 +1613,7 @@ mod tests {
         for i in 0..6 * dies {
             write(&mut sim, i * 4096, i);
         }
-        sim.settle();
+        sim.settle().unwrap();
         // A die's pages in order: lower, middle, upper, lower, ...
         let kinds: Vec<usize> = (0..6 * dies)
             .map(|lpn| sim.locate(lpn).unwrap().kind)
@@ -1609,7 +1702,7 @@ mod tests {
             for i in 0..4 {
                 write(sim, i * 4096, i);
             }
-            sim.settle();
+            sim.settle().unwrap();
             (0..2000u64)
                 .map(|i| {
                     let now = sim.clock + 10_000_000 * (i + 1);
@@ -1690,7 +1783,7 @@ mod tests {
             for i in 0..16_384 {
                 write(&mut sim, i * 4096, i);
             }
-            sim.settle();
+            sim.settle().unwrap();
             sim.clock
         };
         let (one, two) = (elapsed(""), elapsed("  planes: 2\n"));
@@ -1710,7 +1803,7 @@ mod tests {
             for i in 0..16 {
                 write(&mut sim, i * 4096, i);
             }
-            sim.settle();
+            sim.settle().unwrap();
             sim
         };
         // Reads asked for at once (offset, length): the time until the last is done.
@@ -1807,7 +1900,7 @@ mod tests {
             for i in 0..64 {
                 write(&mut sim, i * 4096, i);
             }
-            sim.settle();
+            sim.settle().unwrap();
             let now = sim.clock + 10_000_000;
             (0..64)
                 .map(|i| {
@@ -1861,6 +1954,55 @@ mod tests {
     }
 
     #[test]
+    fn a_controller_that_flushes_its_buffer_whole_takes_no_write_meanwhile() {
+        // 4 KiB writes one after another into a 64 KiB buffer (16 pages): the first 16
+        // are done once in the buffer; the 17th waits while every die programs its four.
+        let yaml = |dies: u32, flush: bool| {
+            small_yaml("greedy", false)
+                .replace("dies_per_channel: 2", &format!("dies_per_channel: {dies}"))
+                .replace("buffer: 256KiB", "buffer: 64KiB")
+                + "  write_overhead: 800us\n"
+                + if flush { "  flush_buffer: true\n" } else { "" }
+        };
+        let lat = |dies: u32, flush: bool| -> Vec<u64> {
+            let mut sim = from_yaml(&yaml(dies, flush));
+            (0..160u64)
+                .map(|i| {
+                    let t = sim.clock;
+                    write(&mut sim, i * 4096, i) - t
+                })
+                .collect()
+        };
+        let flushed = lat(2, true);
+        assert!(
+            flushed[..16].iter().all(|&t| t == flushed[0]),
+            "{flushed:?}"
+        );
+        assert!(flushed[16] >= flushed[0] + 4 * 900_000, "{flushed:?}");
+        // The controller (800 µs a write) bounds a drive that programs while writes come
+        // in, whatever its dies; one that stops for every flush is slower, and slower
+        // again with half the dies: the two bounds add.
+        let total = |v: Vec<u64>| v.iter().sum::<u64>();
+        let (eager4, eager2) = (total(lat(2, false)), total(lat(1, false)));
+        let (flush4, flush2) = (total(flushed), total(lat(1, true)));
+        assert_eq!(eager4, eager2);
+        assert!(flush4 > eager4 + 9 * 3_600_000, "{flush4} against {eager4}");
+        assert!(flush2 > flush4 + 9 * 3_000_000, "{flush2} against {flush4}");
+
+        // A page still in the buffer is read from there, not from the NAND; trimmed, it is
+        // not written out.
+        let mut sim = from_yaml(&yaml(2, true));
+        write(&mut sim, 0, 0);
+        write(&mut sim, 4096, 1);
+        let held = read_alone(&mut sim, 0, 2);
+        assert!(held < 50_000, "{held}");
+        sim.discard(4096, 4096);
+        sim.settle().unwrap();
+        assert!(sim.locate(0).is_some() && sim.locate(1).is_none());
+        assert!(read_alone(&mut sim, 0, 3) > 50_000 + held);
+    }
+
+    #[test]
     fn a_large_read_streams_over_the_link_while_its_pages_are_read() {
         // 32 pages on 2 channels of 40 MB/s: 16 page transfers a channel, 1.64 ms; the
         // link (280 MB/s) carries 128 KiB in 0.47 ms. Sent page by page as each arrives,
@@ -1869,7 +2011,7 @@ mod tests {
         for i in 0..32 {
             write(&mut sim, i * 4096, i);
         }
-        sim.settle();
+        sim.settle().unwrap();
         let t = sim.clock;
         let req = IoRequest {
             seq: 32,
@@ -1901,7 +2043,7 @@ mod tests {
         for i in 0..128 {
             write(&mut sim, i * 4096, i);
         }
-        sim.settle();
+        sim.settle().unwrap();
         let mut read = |offset: u64, seq: u64| {
             let t = sim.clock;
             let req = IoRequest {
