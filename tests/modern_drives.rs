@@ -305,10 +305,19 @@ fn run_variants(
     serde_json::from_slice(&lab.roundup(&["summary", "--json"]).stdout).unwrap()
 }
 
-/// A figure of `drive`'s first job of `test`.
-fn figure(rows: &[serde_json::Value], drive: &str, test: &str, key: &str) -> f64 {
+/// `drive`'s first job of `test`.
+fn row<'a>(
+    rows: &'a [serde_json::Value],
+    drive: &str,
+    test: &str,
+) -> Option<&'a serde_json::Value> {
     rows.iter()
         .find(|r| r["drive"] == drive && r["test"] == test)
+}
+
+/// A figure of `drive`'s first job of `test`.
+fn figure(rows: &[serde_json::Value], drive: &str, test: &str, key: &str) -> f64 {
+    row(rows, drive, test)
         .and_then(|r| r[key].as_f64())
         .unwrap_or(f64::NAN)
 }
@@ -422,8 +431,7 @@ fn tlc_page_types_spread_a_qd1_read_and_qlc_pages_mostly_sense_alike() {
 
 /// A figure of the reads of `drive`'s first job of `test` (`by_op`).
 fn read_figure(rows: &[serde_json::Value], drive: &str, test: &str, key: &str) -> f64 {
-    rows.iter()
-        .find(|r| r["drive"] == drive && r["test"] == test)
+    row(rows, drive, test)
         .and_then(|r| r["by_op"].as_array())
         .and_then(|ops| ops.iter().find(|o| o["op"] == "read"))
         .and_then(|o| o[key].as_f64())

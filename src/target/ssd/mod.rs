@@ -311,11 +311,6 @@ pub struct SsdSim {
     /// Pages of data written whose per-page work the controller has not done yet (a stripe
     /// being combined).
     combined: u64,
-    /// With `flush_buffer`: the logical pages written since the buffer was last written
-    /// out, in the order they came, and where each is in that list.
-    held: Vec<Held>,
-    held_at: std::collections::HashMap<u64, usize>,
-    held_bytes: u64,
     /// Where the last read ended: a read that starts there continues a sequential stream.
     read_end: u64,
     /// Reads in a row that continued the stream.
@@ -335,14 +330,6 @@ pub struct SsdSim {
     /// When each command the drive holds completes (with `queue_slots`).
     inflight: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     stats: SsdStats,
-}
-
-/// A logical page's data held in the buffer until the buffer is written out (0 bytes: its
-/// data was trimmed or written again since).
-#[derive(Debug, Clone, Copy)]
-struct Held {
-    lpn: u64,
-    bytes: u64,
 }
 
 /// The logical pages a request covers: the first, the last, and how many.
@@ -398,11 +385,7 @@ impl SsdSim {
             ctrl: 0,
             chan: vec![Calendar::default(); p.channels],
             die: vec![Die::suspending(p.suspension); p.dies],
-            buffer: Buffer {
-                cap: p.buffer,
-                used: 0,
-                frees: Default::default(),
-            },
+            buffer: Buffer::new(p.buffer),
             ftl,
             filling: vec![0; p.dies],
             upper_next: vec![false; p.dies],
@@ -413,9 +396,6 @@ impl SsdSim {
             scratch: Vec::new(),
             next_small_write: 0,
             combined: 0,
-            held: Vec::new(),
-            held_at: Default::default(),
-            held_bytes: 0,
             read_end: u64::MAX,
             read_run: 0,
             ahead_first: 0,
@@ -764,7 +744,7 @@ impl SsdSim {
                 for &lpn in ends {
                     let partial =
                         lpn * p.page < req.offset || (lpn + 1) * p.page > req.offset + len;
-                    if partial && !self.is_held(lpn) {
+                    if partial && !self.buffer.is_held(lpn) {
                         if let Some(page) = self.locate(lpn) {
                             ready = self.read_page(page, ready, page.bytes);
                         }
@@ -784,7 +764,8 @@ impl SsdSim {
         match p.ftl {
             FtlKind::Page if p.flush_buffer => {
                 let mut done = at;
-                if self.held_bytes + stored > p.buffer && self.held_bytes > 0 {
+                let held = self.buffer.held_bytes;
+                if held + stored > p.buffer && held > 0 {
                     // The buffer is written out first; no command or data comes in until
                     // it is on NAND.
                     done = self.write_out_held(&p, at)?;
@@ -792,7 +773,7 @@ impl SsdSim {
                     self.link_out = self.link_out.max(done);
                 }
                 for lpn in first..=last {
-                    self.hold(lpn, per_page);
+                    self.buffer.hold(lpn, per_page);
                 }
                 Ok(done)
             }
@@ -889,7 +870,7 @@ impl SsdSim {
     /// Reads logical page `lpn` from `at`; returns when it is across its channel (`at` for a
     /// page that holds no data, which the NAND is not asked for).
     fn read_lpn(&mut self, lpn: u64, at: u64, part: u64) -> u64 {
-        if self.is_held(lpn) {
+        if self.buffer.is_held(lpn) {
             // Still in the buffer.
             return at;
         }
@@ -930,45 +911,16 @@ impl SsdSim {
         }
     }
 
-    /// Whether logical page `lpn`'s data is held in the buffer (`flush_buffer`).
-    fn is_held(&self, lpn: u64) -> bool {
-        !self.held_at.is_empty() && self.held_at.contains_key(&lpn)
-    }
-
-    /// With `flush_buffer`: holds `bytes` of logical page `lpn` in the buffer (in place of
-    /// what it held of that page).
-    fn hold(&mut self, lpn: u64, bytes: u64) {
-        match self.held_at.get(&lpn) {
-            Some(&i) => {
-                self.held_bytes = self.held_bytes - self.held[i].bytes + bytes;
-                self.held[i].bytes = bytes;
-            }
-            None => {
-                self.held_at.insert(lpn, self.held.len());
-                self.held.push(Held { lpn, bytes });
-                self.held_bytes += bytes;
-            }
-        }
-    }
-
     /// With `flush_buffer`: writes the buffer out from `at`, its pages placed in the order
     /// they came (a program for every die's share at once); returns when the last is
     /// programmed and the collection they caused is done. A page's data short of a whole
     /// program stays in the buffer, as in [`SsdSim::settle`].
     fn write_out_held(&mut self, p: &Params, at: u64) -> Result<u64> {
-        let held = std::mem::take(&mut self.held);
-        self.held_at.clear();
-        self.held_bytes = 0;
         let mut done = at;
-        for h in held.iter().filter(|h| h.bytes > 0) {
+        for h in self.buffer.take_held() {
             done = done.max(self.place(p, h.lpn, h.bytes, at)?);
         }
-        let programmed = self.buffer.frees.drain(..).map(|(when, _)| when).max();
-        self.buffer.used = 0;
-        // The list's room is kept for the next filling.
-        self.held = held;
-        self.held.clear();
-        Ok(done.max(programmed.unwrap_or(at)))
+        Ok(done.max(self.buffer.drain().unwrap_or(at)))
     }
 
     /// Page FTL: stores `bytes` of logical page `lpn`, buffered at `at`; programs the pages
@@ -1038,15 +990,7 @@ impl SsdSim {
         let p = &*self.p;
         let first = offset.div_ceil(p.page);
         let end = (offset + len) / p.page;
-        for h in self
-            .held
-            .iter_mut()
-            .filter(|h| (first..end).contains(&h.lpn))
-        {
-            self.held_bytes -= h.bytes;
-            h.bytes = 0;
-            self.held_at.remove(&h.lpn);
-        }
+        self.buffer.drop_held(first, end);
         match &mut self.ftl {
             Ftl::Page(f) => {
                 let end = end.min(f.map.len() as u64);
@@ -1154,7 +1098,7 @@ impl SsdSim {
     /// its page stays in the buffer. Fails where writing out a held buffer finds a die full.
     pub(super) fn settle(&mut self) -> Result<()> {
         self.write_out_cache(self.clock);
-        if !self.held.is_empty() {
+        if self.buffer.held_bytes > 0 {
             let p = self.params();
             let done = self.write_out_held(&p, self.clock.max(self.ctrl))?;
             self.clock = self.clock.max(done);
