@@ -7,7 +7,9 @@
 # Jobs: 4 KiB random read and write at QD32 and QD1 reads, 128 KiB sequential reads at QD1,
 # and 4 KiB random read and write at QD32 × 4 threads (a ring each; fio: numjobs=4); the
 # `-fixed` jobs register buffers and file in both tools, `-pinned` also pins the threads. The
-# mean depth column is IOPS × mean latency (Little's law) for both tools. roundup's labs
+# mean depth column is IOPS × mean latency (Little's law) for both tools; the device's depth
+# and latency are what the block layer counted (roundup's manifest `device`, over the
+# measured part; fio's "Disk stats", in_queue over its runtime). roundup's labs
 # (its results: the samples it spills while a job runs) go to /dev/shm, off the disk under
 # test (--labs DIR).
 #

@@ -2,6 +2,7 @@
 and prints the ratios (roundup / fio). See vs-fio.sh for usage."""
 
 import argparse
+import glob
 import json
 import os
 import resource
@@ -133,8 +134,14 @@ def run_roundup(binary, lab, t, job, engine):
     _, cpu = timed(cmd)
     out, _ = timed([binary, "--lab", lab, "summary", "--json", "--test", job[0]])
     row = json.loads(out)[0]
+    # What the block layer counted over the measured part (absent where no block device is
+    # under the target): the depth the device itself saw.
+    manifests = glob.glob(f"{lab}/results/**/test={job[0]}/**/manifest.json", recursive=True)
+    device = json.load(open(manifests[0]))["outcome"].get("device") if manifests else None
     return {"iops": row["iops"], "lat_us": row["lat_mean_us"], "ios": row["ios"], "cpu": cpu,
-            "depth": row["iops"] * row["lat_mean_us"] / 1e6}
+            "depth": row["iops"] * row["lat_mean_us"] / 1e6,
+            "device_depth": device["depth"] if device else float("nan"),
+            "device_lat_us": (device.get("mean_latency_us") or float("nan")) if device else float("nan")}
 
 
 def run_fio(t, job, runtime, engine):
@@ -149,8 +156,17 @@ def run_fio(t, job, runtime, engine):
     j = json.loads(out)["jobs"][0]
     side = j["write"] if op == "write" else j["read"]
     lat_us = side["lat_ns"]["mean"] / 1e3
+    # fio's own "Disk stats": the same kernel counters over its run (in_queue ms over the
+    # run's ms), for the device under the target.
+    disks = json.loads(out).get("disk_util") or [{}]
+    d = disks[0]
+    runtime_ms = side.get("runtime") or 0
+    ios = d.get("read_ios", 0) + d.get("write_ios", 0)
+    ticks = d.get("read_ticks", 0) + d.get("write_ticks", 0)
     return {"iops": side["iops"], "lat_us": lat_us, "ios": side["total_ios"], "cpu": cpu,
-            "depth": side["iops"] * lat_us / 1e6}
+            "depth": side["iops"] * lat_us / 1e6,
+            "device_depth": d["in_queue"] / runtime_ms if "in_queue" in d and runtime_ms else float("nan"),
+            "device_lat_us": ticks / ios * 1e3 if ios else float("nan")}
 
 
 def hold_cpu_latency():
@@ -209,23 +225,28 @@ def main():
                     "roundup_cpu_us_per_io": cpu_r, "fio_cpu_us_per_io": cpu_f,
                     "cpu_ratio": cpu_r / cpu_f,
                     "roundup_depth": med(r, "depth"), "fio_depth": med(f, "depth"),
+                    "roundup_device_depth": med(r, "device_depth"), "fio_device_depth": med(f, "device_depth"),
+                    "roundup_device_lat_us": med(r, "device_lat_us"), "fio_device_lat_us": med(f, "device_lat_us"),
                 })
                 x = rows[-1]
                 print(f"{name:5} {job[0]:18} IOPS {x['roundup_iops']:>9.0f} vs {x['fio_iops']:>9.0f} "
                       f"({x['iops_ratio']:.3f}, spread {x['iops_ratio_spread']:.3f})  mean lat {x['roundup_lat_us']:.1f} vs "
                       f"{x['fio_lat_us']:.1f} µs ({x['lat_ratio']:.3f})  CPU/IO {cpu_r:.2f} vs {cpu_f:.2f} µs "
-                      f"({x['cpu_ratio']:.2f})  depth {x['roundup_depth']:.1f} vs {x['fio_depth']:.1f}", flush=True)
+                      f"({x['cpu_ratio']:.2f})  depth {x['roundup_depth']:.1f} vs {x['fio_depth']:.1f}, "
+                      f"device's {x['roundup_device_depth']:.1f} vs {x['fio_device_depth']:.1f} "
+                      f"({x['roundup_device_lat_us']:.0f} vs {x['fio_device_lat_us']:.0f} µs)", flush=True)
     finally:
         for c in reversed(cleanup):
             c()
         shutil.rmtree(WORK, ignore_errors=True)
         shutil.rmtree(a.labs, ignore_errors=True)
-    table = ["| target | job | roundup IOPS | fio IOPS | IOPS ratio (spread) | mean latency ratio | CPU/IO roundup µs | CPU/IO fio µs | CPU ratio | mean depth roundup / fio |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    table = ["| target | job | roundup IOPS | fio IOPS | IOPS ratio (spread) | mean latency ratio | CPU/IO roundup µs | CPU/IO fio µs | CPU ratio | mean depth roundup / fio | device's depth roundup / fio | device's latency roundup / fio µs |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for x in rows:
         table.append(f"| {x['target']} | {x['job']} | {x['roundup_iops']:.0f} | {x['fio_iops']:.0f} | {x['iops_ratio']:.3f} ({x['iops_ratio_spread']:.2f}) | "
                      f"{x['lat_ratio']:.3f} | {x['roundup_cpu_us_per_io']:.2f} | {x['fio_cpu_us_per_io']:.2f} | {x['cpu_ratio']:.2f} | "
-                     f"{x['roundup_depth']:.1f} / {x['fio_depth']:.1f} |")
+                     f"{x['roundup_depth']:.1f} / {x['fio_depth']:.1f} | {x['roundup_device_depth']:.1f} / {x['fio_device_depth']:.1f} | "
+                     f"{x['roundup_device_lat_us']:.0f} / {x['fio_device_lat_us']:.0f} |")
     print("\n".join(table))
     if a.out:
         with open(a.out, "w") as f:

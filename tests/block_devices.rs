@@ -113,6 +113,54 @@ fn suite_runs_on_a_blank_block_device() {
 }
 
 #[test]
+fn the_manifest_has_what_the_block_layer_counted_on_the_device() {
+    // A loop device no one else uses: the kernel's counters over the measured part are the
+    // job's requests, and the depth the device saw is at most the depth the engine kept
+    // (an I/O the device has finished but the engine not yet reaped counts only there).
+    let Some(dev) = Loop::new(64 << 20) else {
+        return;
+    };
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    drive(&lab, "blank", &dev.dev, "");
+    lab.sim_drive("sim", "Sim", "1", 4);
+    let out = lab.roundup(&["run", "-q", "--test", "random-write-4k"]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let manifest = |drive: &str, fw: &str| -> serde_json::Value {
+        let m = lab.path().join(format!("results/drive={drive}/firmware={fw}/suite=tiny/test=random-write-4k/variant=data-incompressible/repeat=1/manifest.json"));
+        serde_json::from_slice(&fs::read(m).unwrap()).unwrap()
+    };
+    let o = &manifest("blank", "unknown")["outcome"];
+    let d = &o["device"];
+    assert_eq!(d["name"], dev.name(), "{o}");
+    let requests = d["requests"].as_u64().unwrap();
+    // 2000 writes of 4 KiB; two in flight side by side may be merged into one request.
+    assert!((1900..=2000).contains(&requests), "{o}");
+    let depth = d["depth"].as_f64().unwrap();
+    let kept = o["mean_depth"].as_f64().unwrap();
+    assert!(depth > 0.0 && depth <= kept + 0.01 && kept <= 4.0, "{o}");
+    let busy = d["busy"].as_f64().unwrap();
+    assert!(busy > 0.0 && busy <= 1.0, "{o}");
+    assert!(d["mean_latency_us"].as_f64().is_some(), "{o}");
+    assert!(d["interval_ms"].as_f64().unwrap() > 0.0, "{o}");
+    // A simulated drive has no device under it.
+    let o = &manifest("sim", "1")["outcome"];
+    assert!(o.get("device").is_none(), "{o}");
+    // With fio as the engine: the counters over fio's run, and the depth its samples kept.
+    let out = lab.roundup(&["run", "-q", "--test", "random-write-4k", "--engine", "fio"]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let o = &manifest("blank", "unknown")["outcome"];
+    let d = &o["device"];
+    assert_eq!(d["name"], dev.name(), "{o}");
+    assert!(
+        (1900..=2000).contains(&d["requests"].as_u64().unwrap()),
+        "{o}"
+    );
+    let kept = o["mean_depth"].as_f64().unwrap();
+    assert!(kept > 0.0 && kept <= 4.0, "{o}");
+}
+
+#[test]
 fn crystaldiskmark_runs_on_a_blank_block_device() {
     let Some(dev) = Loop::new(64 << 20) else {
         return;

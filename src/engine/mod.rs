@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, TargetError};
 use crate::io::{Command, EngineChoice, IoRequest, Op};
+use crate::target::diskstats::{BlockCounters, BlockStat, Reading};
 use crate::target::{AlignedBuf, Completion, IoQueue, Target};
 use crate::trace::Trace;
 use crate::workload::{
@@ -91,9 +92,63 @@ pub struct Outcome {
     /// completion, so it is the depth the engine kept, an upper bound on the device's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_depth: Option<f64>,
+    /// On a real target with a block device under it: what the block layer counted over
+    /// the measured part, the depth the device itself saw among it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceView>,
     /// For a test in bursts: how many, and the time busy and idle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<BurstReport>,
+}
+
+/// What the block layer counted on a real target's device over a job's measured part (its
+/// sysfs `stat` read at the first measured submit and after the last completion): what the
+/// device saw, where a latency the engine stamps runs to when it took the completion. Every
+/// process's requests to the device count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceView {
+    /// The device's kernel name (`vda1`, `zram0`).
+    pub name: String,
+    /// Requests in flight on average: their times in flight summed, over the interval
+    /// (iostat's `aqu-sz`).
+    pub depth: f64,
+    /// Share of the interval with a request in flight (iostat's `%util`, as a fraction; the
+    /// kernel counts it in its clock's ticks, a few ms, so it is coarse over a short job).
+    pub busy: f64,
+    /// Requests completed (reads and writes).
+    pub requests: u64,
+    /// Their mean time in the block layer, µs (none without requests; the kernel counts in
+    /// whole milliseconds, summed).
+    pub mean_latency_us: Option<f64>,
+    /// The interval the figures are over, ms: from the first measured submit to after the
+    /// last completion (with `engine: fio`, the time fio's samples span).
+    pub interval_ms: f64,
+}
+
+impl DeviceView {
+    /// What the counters say between `start` and `end`; none for an empty interval.
+    pub fn between(name: &str, start: &Reading, end: &Reading) -> Option<DeviceView> {
+        let ms = end.at.saturating_duration_since(start.at).as_secs_f64() * 1e3;
+        Self::over(name, start.counters, end.counters, ms)
+    }
+
+    /// What the counters' rise from `a` to `b` says over `ms` (the time the requests were
+    /// made in, where the readings bracket more: fio's start and end).
+    pub fn over(name: &str, a: BlockCounters, b: BlockCounters, ms: f64) -> Option<DeviceView> {
+        let rise = |x: u64, y: u64| y.saturating_sub(x);
+        let requests = rise(a.reads, b.reads) + rise(a.writes, b.writes);
+        let request_ms = rise(a.read_ms, b.read_ms) + rise(a.write_ms, b.write_ms);
+        let thousandth = |x: f64| (x * 1000.0).round() / 1000.0;
+        (ms > 0.0).then(|| DeviceView {
+            name: name.to_string(),
+            depth: thousandth(rise(a.queue_ms, b.queue_ms) as f64 / ms),
+            busy: thousandth((rise(a.busy_ms, b.busy_ms) as f64 / ms).min(1.0)),
+            requests,
+            mean_latency_us: (requests > 0)
+                .then(|| thousandth(request_ms as f64 * 1e3 / requests as f64)),
+            interval_ms: thousandth(ms),
+        })
+    }
 }
 
 /// What a test in bursts did: its figures are over `busy_ns`, the bursts' time.
@@ -165,6 +220,8 @@ struct LoopResult {
     qd_sum: u64,
     /// The measured I/Os' latencies, summed (ns).
     latency_sum_ns: u128,
+    /// The device's counters at the first measured submit (the leading loop's).
+    device_start: Option<Reading>,
 }
 
 /// What the engine runs: one job's workload over `span` bytes of the target, with the
@@ -249,12 +306,23 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
         .filter(|f| engine == EngineChoice::Fio || f.bench.is_some())
     {
         let block = target.info().logical_block as u64;
-        return fio::run(job, &file, block, report);
+        // fio here: the device's counters read before and after fio, over the time its
+        // samples span (a bench's device is out of reach).
+        let device = file.bench.is_none().then(|| target.block_stat()).flatten();
+        let start = device.as_ref().and_then(|d| d.read());
+        let mut ran = fio::run(job, &file, block, report)?;
+        let end = device.as_ref().and_then(|d| d.read());
+        if let (Some(d), Some(start), Some(end)) = (&device, start, end) {
+            let ms = ran.outcome.measured_ns as f64 / 1e6;
+            ran.outcome.device = DeviceView::over(&d.name, start.counters, end.counters, ms);
+        }
+        return Ok(ran);
     }
     let shape = shape(w, target);
     let block = target.info().logical_block as u64;
     let needs_data = target.needs_data() && w.operation.writes();
     let random_as_mark = needs_data && target.random_as_mark();
+    let device = target.block_stat();
     let queues = target.queues(shape.threads, shape.depth, engine, &w.io)?;
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
     let abort = AtomicBool::new(false);
@@ -281,6 +349,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
             random_as_mark,
             tracker,
             leader: t == 0,
+            block: device.as_ref(),
             stop,
             abort: &abort,
         };
@@ -299,7 +368,11 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
         r
     };
     let results = run_loops(queues, &w.io.cpus, &run_one);
+    let end = device.as_ref().and_then(|b| b.read());
     let mut total = combine(results)?;
+    if let (Some(b), Some(start), Some(end)) = (&device, &total.device_start, &end) {
+        total.out.device = DeviceView::between(&b.name, start, end);
+    }
     if stop.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
     }
@@ -412,6 +485,7 @@ fn combine(results: Vec<Result<LoopResult>>) -> Result<LoopResult> {
         total.probe_in += r.probe_in;
         total.probe_out += r.probe_out;
         total.latency_sum_ns += r.latency_sum_ns;
+        total.device_start = total.device_start.or(r.device_start);
         if total.out.replay.is_none() {
             total.out.replay = r.out.replay;
         }
@@ -453,8 +527,10 @@ struct LoopContext<'a> {
     /// looks only at how it compresses.
     random_as_mark: bool,
     tracker: Option<&'a steady::Tracker>,
-    /// The loop that tests the steady-state rounds and reports progress.
+    /// The loop that tests the steady-state rounds and reports progress (and reads the
+    /// device's counters when the measured part starts).
     leader: bool,
+    block: Option<&'a BlockStat>,
     stop: &'a AtomicBool,
     abort: &'a AtomicBool,
 }
@@ -718,6 +794,9 @@ impl<'a> Loop<'a> {
         }
         if now >= self.w.warmup_ns {
             self.measured_issued += 1;
+            if self.r.first_measured.is_none() && self.ctx.leader {
+                self.r.device_start = self.ctx.block.and_then(|b| b.read());
+            }
             self.r.first_measured.get_or_insert(now);
         }
         if self.w.burst.is_some() {
@@ -829,5 +908,43 @@ impl<'a> Loop<'a> {
             rep
         });
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeviceView;
+    use crate::target::diskstats::BlockCounters;
+
+    #[test]
+    fn the_device_view_is_the_counters_rise_over_the_interval() {
+        let a = BlockCounters {
+            reads: 100,
+            read_ms: 10,
+            writes: 5,
+            write_ms: 1,
+            busy_ms: 20,
+            queue_ms: 50,
+        };
+        let b = BlockCounters {
+            reads: 4100,
+            read_ms: 810,
+            busy_ms: 1030,
+            queue_ms: 25_050,
+            ..a
+        };
+        let v = DeviceView::over("vda", a, b, 1000.0).unwrap();
+        assert_eq!(v.name, "vda");
+        assert_eq!(v.depth, 25.0);
+        // Ticks past the interval's end (the kernel's clock) read as busy throughout.
+        assert_eq!(v.busy, 1.0);
+        assert_eq!(v.requests, 4000);
+        assert_eq!(v.mean_latency_us, Some(200.0));
+        let idle = DeviceView::over("vda", a, a, 10.0).unwrap();
+        assert_eq!(
+            (idle.depth, idle.requests, idle.mean_latency_us),
+            (0.0, 0, None)
+        );
+        assert!(DeviceView::over("vda", a, b, 0.0).is_none());
     }
 }

@@ -16,6 +16,7 @@ use crate::io::{Command, EngineChoice, IoRequest, Op};
 use crate::workload::IoOptions;
 use crate::workload::{DataFiller, DataKind};
 
+use super::diskstats::BlockStat;
 use super::uring::UringQueue;
 use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetError, TargetInfo, TargetKind};
 
@@ -30,6 +31,8 @@ pub fn marker_path(path: &Path) -> PathBuf {
 pub struct FileTarget {
     file: Arc<File>,
     info: TargetInfo,
+    /// The block device whose counters a job reads (the file's filesystem's, or itself).
+    block: Option<BlockStat>,
 }
 
 fn direct_error(path: &Path, e: std::io::Error) -> Error {
@@ -140,6 +143,7 @@ impl FileTarget {
             }
             Ok(FileTarget {
                 file: Arc::new(file),
+                block: BlockStat::of(&meta),
                 info: TargetInfo {
                     kind: TargetKind::BlockDevice,
                     path: Some(path.display().to_string()),
@@ -173,6 +177,7 @@ impl FileTarget {
             Ok(FileTarget {
                 file: Arc::new(file),
                 info: file_info(path, meta.len(), identity),
+                block: BlockStat::of(&meta),
             })
         } else {
             Err(TargetError::NotFileOrDevice {
@@ -290,6 +295,10 @@ impl Target for FileTarget {
 
     fn parallel(&self) -> bool {
         true
+    }
+
+    fn block_stat(&self) -> Option<BlockStat> {
+        self.block.clone()
     }
 
     fn fio_file(&self) -> Option<super::FioFile> {

@@ -6,6 +6,7 @@ mod buffer;
 mod calendar;
 mod deferred;
 pub mod device;
+pub mod diskstats;
 mod file;
 pub mod fio;
 pub mod hdd;
@@ -173,6 +174,11 @@ pub trait Target: Send {
         engine: EngineChoice,
         io: &IoOptions,
     ) -> Result<Vec<Box<dyn IoQueue + Send + '_>>>;
+    /// The block device under a real target, whose counters give the depth the device saw
+    /// (none for a simulated drive, or a file with no block device under it).
+    fn block_stat(&self) -> Option<diskstats::BlockStat> {
+        None
+    }
     /// The target as fio addresses it, for `engine: fio`: a file or device, here or on a
     /// bench. None for a simulated drive (its model is its own engine).
     fn fio_file(&self) -> Option<FioFile> {

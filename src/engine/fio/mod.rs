@@ -156,6 +156,7 @@ pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> R
     let origin = log::origin_ns(&logs);
     let mut out = Outcome::default();
     let mut first = u64::MAX;
+    let mut latency_sum_ns = 0u128;
     for (t, entries) in logs.iter().enumerate() {
         let samples = log::samples(entries, origin);
         let mut sink = (report.sink)(t as u32);
@@ -164,10 +165,12 @@ pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> R
             out.end_ns = out.end_ns.max(s.submit_ns + s.latency_ns);
             out.ios += 1;
             out.bytes += s.len as u64;
+            latency_sum_ns += s.latency_ns as u128;
             sink.push(s);
         }
     }
     out.measured_ns = out.end_ns.saturating_sub(first.min(out.end_ns));
+    out.mean_depth = super::mean_depth(latency_sum_ns, out.measured_ns);
     (report.progress)(Tick {
         done: 1.0,
         ios: out.ios,
