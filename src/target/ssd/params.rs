@@ -1,0 +1,168 @@
+//! The drive file's SSD section resolved into the fixed parameters the model runs on.
+
+use crate::drive::{FtlKind, GcMode, GcPolicy, PlaneReads, SsdSpec};
+
+use super::die;
+use super::ecc::Ecc;
+
+/// Fixed parameters, resolved from the drive file and its firmware.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Params {
+    pub(super) link_ns_per_byte: f64,
+    pub(super) command: u64,
+    pub(super) write_overhead: u64,
+    pub(super) read_overhead: u64,
+    /// Controller time per page of data a write carries.
+    pub(super) page_overhead: u64,
+    /// Pages whose per-page work the controller does at once (1: each write's own).
+    pub(super) combine: u64,
+    /// Writes wait in the buffer until it is full, then it is written out whole.
+    pub(super) flush_buffer: bool,
+    /// A write's pipelined time before it is reported done.
+    pub(super) write_latency: u64,
+    pub(super) channels: usize,
+    pub(super) dies: usize,
+    pub(super) chan_ns_per_byte: f64,
+    pub(super) page: u64,
+    /// Planes programmed at once: a program writes `planes` pages.
+    pub(super) planes: u64,
+    /// How planes read (one page a die at a time if not set).
+    pub(super) plane_reads: Option<PlaneReads>,
+    /// Pages of the FTL's block: one erase block on each plane.
+    pub(super) pages_per_block: u64,
+    pub(super) blocks_per_die: u64,
+    pub(super) t_read: u64,
+    /// A page read's time on each page type of a wordline, in the order they are written
+    /// (lower and upper: both `t_read` without page types).
+    pub(super) t_read_types: [u64; 4],
+    /// Page types a wordline: 2 (lower, upper) unless `read_senses` says otherwise.
+    pub(super) page_types: u64,
+    /// Pages on each plane a native program writes: a wordline's `page_types` with
+    /// one-shot programming, else 1.
+    pub(super) program_pages: u64,
+    /// Mean program time (garbage collection's copies take it).
+    pub(super) t_prog: u64,
+    /// A host program's time on a lower and on an upper page (both `t_prog` without
+    /// paired pages).
+    pub(super) t_prog_pair: [u64; 2],
+    pub(super) t_erase: u64,
+    /// Page reads' bit errors and their correction, if modelled.
+    pub(super) ecc: Option<Ecc>,
+    /// Program and erase suspension for reads, where the drive has it.
+    pub(super) suspension: Option<die::Suspension>,
+    pub(super) buffer: u64,
+    pub(super) remap: bool,
+    pub(super) remap_cost: u64,
+    pub(super) gc_free: usize,
+    pub(super) policy: GcPolicy,
+    /// Collection holds the controller (no host command until it is done).
+    pub(super) gc_foreground: bool,
+    /// Host pages to a write-combination vector by which stale data is tracked (0 or 1:
+    /// page by page).
+    pub(super) vector_pages: u32,
+    /// Minimum spacing of small writes (a firmware's random-write limiter), ns.
+    pub(super) small_write_gap: u64,
+    pub(super) compression: bool,
+    pub(super) ftl: FtlKind,
+    pub(super) log_blocks: usize,
+    /// Commands the drive holds at once (0: as many as sent).
+    pub(super) queue_slots: usize,
+}
+
+/// Lower and upper page times whose mean is `mean`, the upper `ratio` times the lower.
+pub(super) fn pair(mean: u64, ratio: Option<f64>) -> [u64; 2] {
+    let lower = (2.0 * mean as f64 / (1.0 + ratio.unwrap_or(1.0))).round() as u64;
+    [lower, 2 * mean - lower]
+}
+
+/// Read times of a wordline's page types whose mean is `mean`, each in proportion to one
+/// plus its sensing steps (the last takes what rounding left, so the mean is exact).
+pub(super) fn by_senses(mean: u64, senses: &[u32]) -> [u64; 4] {
+    let n = senses.len() as u64;
+    let weights: u64 = senses.iter().map(|&k| 1 + k as u64).sum();
+    let mut t = [0u64; 4];
+    let mut given = 0;
+    for (i, &k) in senses.iter().enumerate() {
+        t[i] = if i + 1 == senses.len() {
+            n * mean - given
+        } else {
+            ((n * mean * (1 + k as u64)) as f64 / weights as f64).round() as u64
+        };
+        given += t[i];
+    }
+    t
+}
+
+impl Params {
+    pub(super) fn of(s: &SsdSpec, firmware: Option<&str>) -> Params {
+        let fw = firmware
+            .and_then(|f| s.firmwares.get(f))
+            .cloned()
+            .unwrap_or_default();
+        let dies = (s.channels * s.dies_per_channel) as usize;
+        let planes = s.planes.unwrap_or(1).max(1) as u64;
+        let pages_per_block = s.pages_per_block as u64 * planes;
+        let block = s.page.0 * pages_per_block;
+        Params {
+            link_ns_per_byte: 1e9 / s.link_rate.0,
+            command: fw.command_overhead.unwrap_or(s.command_overhead).0,
+            write_overhead: fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0),
+            read_overhead: s.read_overhead.map_or(0, |d| d.0),
+            page_overhead: fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0),
+            combine: if s.combine_writes {
+                dies as u64 * planes
+            } else {
+                1
+            },
+            flush_buffer: s.flush_buffer,
+            write_latency: s.write_latency.map_or(0, |d| d.0),
+            channels: s.channels as usize,
+            dies,
+            chan_ns_per_byte: 1e9 / s.channel_rate.0,
+            page: s.page.0,
+            planes,
+            plane_reads: s.plane_reads,
+            pages_per_block,
+            blocks_per_die: s.raw_capacity.0 / block / dies as u64,
+            t_read: s.read.0,
+            t_read_types: match &s.read_senses {
+                Some(senses) => by_senses(s.read.0, senses),
+                None => {
+                    let [lower, upper] = pair(s.read.0, s.upper_page_read);
+                    [lower, upper, 0, 0]
+                }
+            },
+            page_types: s.read_senses.as_ref().map_or(2, |k| k.len() as u64),
+            program_pages: match &s.read_senses {
+                Some(senses) if s.one_shot => senses.len() as u64,
+                _ => 1,
+            },
+            t_prog: s.program.0,
+            t_prog_pair: pair(s.program.0, s.upper_page_program),
+            ecc: s.ecc.as_ref().map(|e| Ecc::of(e, s.page.0)),
+            suspension: s.suspend.as_ref().map(|u| die::Suspension {
+                step: u.step.0,
+                resume: u.resume.0,
+                max: u.max,
+            }),
+            t_erase: s.erase.0,
+            buffer: s.buffer.0,
+            remap: s.remap,
+            remap_cost: fw.remap_cost.or(s.remap_cost).map_or(0, |d| d.0),
+            gc_free: fw.gc_free_blocks.or(s.gc_free_blocks).unwrap_or(2).max(2) as usize,
+            policy: fw.gc_policy.or(s.gc_policy).unwrap_or(GcPolicy::Greedy),
+            gc_foreground: fw.gc.or(s.gc) == Some(GcMode::Foreground),
+            vector_pages: fw.vector_pages.or(s.vector_pages).unwrap_or(1),
+            small_write_gap: fw
+                .small_write_iops
+                .map_or(0, |n| 1_000_000_000 / n.max(1) as u64),
+            compression: s.compression,
+            ftl: s.ftl,
+            log_blocks: s.log_blocks.unwrap_or(0) as usize,
+            queue_slots: s.queue_slots.unwrap_or(0) as usize,
+        }
+    }
+    pub(super) fn block_bytes(&self) -> u64 {
+        self.page * self.pages_per_block
+    }
+}
