@@ -92,8 +92,8 @@ pub struct Outcome {
     /// completion, so it is the depth the engine kept, an upper bound on the device's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_depth: Option<f64>,
-    /// On a real target with a block device under it: what the block layer counted over
-    /// the measured part, the depth the device itself saw among it.
+    /// On a real target with a block device under it: what the block layer counted on
+    /// that device over the measured part (among it, the depth the device itself saw).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceView>,
     /// For a test in bursts: how many, and the time busy and idle.
@@ -117,8 +117,8 @@ pub struct DeviceView {
     pub busy: f64,
     /// Requests completed (reads and writes).
     pub requests: u64,
-    /// Their mean time in the block layer, µs (none without requests; the kernel counts in
-    /// whole milliseconds, summed).
+    /// Their mean time in the block layer, µs (none without requests; the kernel gives the
+    /// times' sum in whole milliseconds).
     pub mean_latency_us: Option<f64>,
     /// The interval the figures are over, ms: from the first measured submit to after the
     /// last completion (with `engine: fio`, the time fio's samples span).
@@ -148,6 +148,31 @@ impl DeviceView {
                 .then(|| thousandth(request_ms as f64 * 1e3 / requests as f64)),
             interval_ms: thousandth(ms),
         })
+    }
+
+    /// The view over this interval and `other`'s together (a round-major cell's rounds).
+    pub fn merged(&self, other: &DeviceView) -> DeviceView {
+        let ms = self.interval_ms + other.interval_ms;
+        let by_time = |a: f64, b: f64| {
+            let mean = (a * self.interval_ms + b * other.interval_ms) / ms.max(f64::MIN_POSITIVE);
+            (mean * 1000.0).round() / 1000.0
+        };
+        let requests = self.requests + other.requests;
+        let mean_latency_us = match (self.mean_latency_us, other.mean_latency_us) {
+            (Some(a), Some(b)) => {
+                let mean = (a * self.requests as f64 + b * other.requests as f64) / requests as f64;
+                Some((mean * 1000.0).round() / 1000.0)
+            }
+            (a, b) => a.or(b),
+        };
+        DeviceView {
+            name: self.name.clone(),
+            depth: by_time(self.depth, other.depth),
+            busy: by_time(self.busy, other.busy),
+            requests,
+            mean_latency_us,
+            interval_ms: (ms * 1000.0).round() / 1000.0,
+        }
     }
 }
 
@@ -946,5 +971,22 @@ mod tests {
             (0.0, 0, None)
         );
         assert!(DeviceView::over("vda", a, b, 0.0).is_none());
+        // Two rounds: depth and busy weighted by time, latency by requests.
+        let short = DeviceView::over(
+            "vda",
+            a,
+            BlockCounters {
+                queue_ms: 3050,
+                ..b
+            },
+            3000.0,
+        );
+        let both = v.merged(&short.unwrap());
+        assert_eq!(
+            (both.depth, both.requests, both.interval_ms),
+            (7.0, 8000, 4000.0)
+        );
+        assert_eq!(both.mean_latency_us, Some(200.0));
+        assert_eq!(idle.merged(&idle).mean_latency_us, None);
     }
 }

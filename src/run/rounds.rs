@@ -267,6 +267,10 @@ impl Cell<'_> {
         if o.compressed_fraction.is_some() {
             self.out.compressed_fraction = o.compressed_fraction;
         }
+        if let Some(d) = &o.device {
+            let merged = self.out.device.as_ref().map_or(d.clone(), |m| m.merged(d));
+            self.out.device = Some(merged);
+        }
         self.issued += o.ios + o.warmup_ios;
         self.clock = end_ns;
         self.out.end_ns = end_ns;
