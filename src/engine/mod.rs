@@ -138,7 +138,6 @@ impl DeviceView {
         let rise = |x: u64, y: u64| y.saturating_sub(x);
         let requests = rise(a.reads, b.reads) + rise(a.writes, b.writes);
         let request_ms = rise(a.read_ms, b.read_ms) + rise(a.write_ms, b.write_ms);
-        let thousandth = |x: f64| (x * 1000.0).round() / 1000.0;
         (ms > 0.0).then(|| DeviceView {
             name: name.to_string(),
             depth: thousandth(rise(a.queue_ms, b.queue_ms) as f64 / ms),
@@ -154,15 +153,13 @@ impl DeviceView {
     pub fn merged(&self, other: &DeviceView) -> DeviceView {
         let ms = self.interval_ms + other.interval_ms;
         let by_time = |a: f64, b: f64| {
-            let mean = (a * self.interval_ms + b * other.interval_ms) / ms.max(f64::MIN_POSITIVE);
-            (mean * 1000.0).round() / 1000.0
+            thousandth((a * self.interval_ms + b * other.interval_ms) / ms.max(f64::MIN_POSITIVE))
         };
         let requests = self.requests + other.requests;
         let mean_latency_us = match (self.mean_latency_us, other.mean_latency_us) {
-            (Some(a), Some(b)) => {
-                let mean = (a * self.requests as f64 + b * other.requests as f64) / requests as f64;
-                Some((mean * 1000.0).round() / 1000.0)
-            }
+            (Some(a), Some(b)) => Some(thousandth(
+                (a * self.requests as f64 + b * other.requests as f64) / requests as f64,
+            )),
             (a, b) => a.or(b),
         };
         DeviceView {
@@ -171,7 +168,7 @@ impl DeviceView {
             busy: by_time(self.busy, other.busy),
             requests,
             mean_latency_us,
-            interval_ms: (ms * 1000.0).round() / 1000.0,
+            interval_ms: thousandth(ms),
         }
     }
 }
@@ -531,10 +528,12 @@ fn combine(results: Vec<Result<LoopResult>>) -> Result<LoopResult> {
 /// The I/Os in flight on average over `measured_ns` whose latencies sum to `latency_sum_ns`
 /// (Little's law), rounded to a thousandth so that it reads the same in every manifest.
 pub fn mean_depth(latency_sum_ns: u128, measured_ns: u64) -> Option<f64> {
-    (measured_ns > 0).then(|| {
-        let depth = latency_sum_ns as f64 / measured_ns as f64;
-        (depth * 1000.0).round() / 1000.0
-    })
+    (measured_ns > 0).then(|| thousandth(latency_sum_ns as f64 / measured_ns as f64))
+}
+
+/// `x` rounded to a thousandth, so that a figure reads the same in every manifest.
+fn thousandth(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
 }
 
 /// Adds a timed replay's issue `lag` (ns behind its deadline) to the loop's sums.

@@ -37,7 +37,7 @@ pub fn geometry(file: &fs::File) -> std::io::Result<(u64, u32, u32)> {
 }
 
 /// The sysfs folder of the block device `major:minor` (a disk or a partition).
-fn sysfs_of(major: u32, minor: u32) -> Option<PathBuf> {
+pub(super) fn sysfs_of(major: u32, minor: u32) -> Option<PathBuf> {
     fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()
 }
 

@@ -3,7 +3,6 @@
 //! that stamps completions as it reaps them cannot measure (iostat's `aqu-sz`).
 
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -65,19 +64,8 @@ impl BlockStat {
     /// The device behind `meta` (a block device's or a file's metadata); none where there
     /// is no block device (tmpfs, overlay) or the kernel gives no counters.
     pub fn of(meta: &fs::Metadata) -> Option<BlockStat> {
-        use std::os::unix::fs::FileTypeExt;
-        let dev = if meta.file_type().is_block_device() {
-            meta.rdev()
-        } else {
-            meta.dev()
-        };
-        let dir = fs::canonicalize(format!(
-            "/sys/dev/block/{}:{}",
-            libc::major(dev),
-            libc::minor(dev)
-        ))
-        .ok()?;
-        Self::in_dir(&dir)
+        let (major, minor) = super::device::dev_numbers(meta);
+        Self::in_dir(&super::device::sysfs_of(major, minor)?)
     }
 
     /// The device whose sysfs folder is `dir`, if it has counters.
