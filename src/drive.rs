@@ -275,6 +275,11 @@ pub struct SlcSpec {
     /// Whether the cache is folded while the drive idles (default true).
     #[serde(default)]
     pub fold_in_idle: Option<bool>,
+    /// The controller's rate of host data into native programs (after the cache), where
+    /// it binds before the dies (default: none). Folds are copied on the die and do not
+    /// take it. Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_rate: Option<Rate>,
 }
 
 /// Parameters of a simulated SSD (`ssd:` in a drive file): its host link, controller,

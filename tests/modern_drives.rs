@@ -153,11 +153,10 @@ fn whole_drive_fills_match_the_reviews() {
     );
 }
 
-/// The SATA drives of 4 TB: the QLC drive's fill as KitGuru measured it, and the TLC
-/// drive's, whose drop after the cache the model does not make (docs: a miss). A 4 TB fill
-/// is four million 1 MiB writes.
+/// The SATA drives of 4 TB: the QLC drive's fill as KitGuru measured it, the TLC drive's
+/// as TechPowerUp did. A 4 TB fill is four million 1 MiB writes.
 #[test]
-fn the_sata_4tb_drives_fill_the_qlc_as_measured_the_tlc_at_the_link() {
+fn the_sata_4tb_drives_fill_as_measured() {
     let suite = format!(
         "name: t\ntitle: t\nseed: 1\ntests:\n{}",
         shipped_test("modern-2026", "fill")
@@ -175,9 +174,9 @@ fn the_sata_4tb_drives_fill_the_qlc_as_measured_the_tlc_at_the_link() {
     );
     near(fill(d, "cache_gb"), 78.0, 0.2, "870 QVO cache");
     near(fill(d, "after_cache_mb_per_s"), 169.0, 0.2, "870 QVO after");
-    // TechPowerUp's 870 EVO: ~480 MB/s in the cache, 400 after, 416 on average. 128 dies
-    // of TLC write faster than the link after the cache too: no drop, the whole drive at
-    // the in-cache speed (the MKX's own limit is not modelled).
+    // TechPowerUp's 870 EVO: ~480 MB/s in the cache (predicted: the link's), 400 after
+    // (the controller's native rate, fitted), 416 on average (predicted). Its cache is
+    // Samsung's 78 GB (input) where TechPowerUp saw the drop after 24: a reported miss.
     let d = "samsung-870-evo-4tb";
     near(
         fill(d, "in_cache_mb_per_s"),
@@ -185,11 +184,14 @@ fn the_sata_4tb_drives_fill_the_qlc_as_measured_the_tlc_at_the_link() {
         0.2,
         "870 EVO in the cache",
     );
-    assert!(
-        fill(d, "cache_gb").is_nan(),
-        "a drop the model has no cause for"
+    near(fill(d, "after_cache_mb_per_s"), 400.0, 0.2, "870 EVO after");
+    near(
+        fill(d, "average_mb_per_s"),
+        416.0,
+        0.2,
+        "870 EVO whole drive",
     );
-    assert!(fill(d, "average_mb_per_s") > 1.2 * 416.0);
+    near(fill(d, "cache_gb"), 78.0, 0.2, "870 EVO cache (Samsung's)");
 }
 
 /// The drive written whole, then 4 KiB random reads at QD1 over 8 GiB (`near`) and over the

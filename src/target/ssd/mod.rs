@@ -100,6 +100,14 @@ enum Ftl {
     Block(BlockFtl),
 }
 
+/// A host program's time on its die, and whether it goes to native cells (else in SLC
+/// mode).
+#[derive(Debug, Clone, Copy)]
+struct NextProgram {
+    time: u64,
+    native: bool,
+}
+
 /// A simulated SSD.
 pub struct SsdSim {
     info: TargetInfo,
@@ -140,6 +148,9 @@ pub struct SsdSim {
     /// The SLC cache, where the drive has one, and the host data the FTL maps (which the
     /// cache's accounting follows).
     slc: Option<Slc>,
+    /// When the controller's rate of host data into native programs is next free
+    /// (`slc_cache.native_rate`).
+    native_free: u64,
     valid: u64,
     /// The map pages a DRAM-less controller holds.
     map: Option<map_cache::MapCache>,
@@ -219,6 +230,7 @@ impl SsdSim {
             ahead_first: 0,
             ahead: Vec::new(),
             slc: s.slc_cache.as_ref().map(|c| Slc::new(c, drive.capacity)),
+            native_free: 0,
             valid: 0,
             map: s.map_cache.map(|b| map_cache::MapCache::new(b.0, p.page)),
             now: 0,
@@ -277,8 +289,10 @@ impl SsdSim {
     /// end returned (where the buffer frees its pages) stays as booked.
     fn program(&mut self, die: usize, ready: u64, unit: u64) -> u64 {
         let sent = self.send_program(die, ready, unit);
-        let start = self.die[die].start(sent);
-        let end = start + self.next_program_time(die, unit);
+        let next = self.next_program(die, unit);
+        let ready = self.native_gate(sent, unit, next.native);
+        let start = self.die[die].start(ready);
+        let end = start + next.time;
         self.die[die].book_program(start, end);
         end
     }
@@ -301,17 +315,26 @@ impl SsdSim {
     /// wordline's at once) after the cache's data it must fold first, each page a plane
     /// folded read from SLC and programmed natively on the die (on-die copy-back: no
     /// channel transfer).
-    fn next_program_time(&mut self, die: usize, unit: u64) -> u64 {
+    fn next_program(&mut self, die: usize, unit: u64) -> NextProgram {
         let p = &*self.p;
         let fold = match self.slc.as_mut().map(|c| c.place(unit)) {
-            Some(Placement::Slc) => return self.slc.as_ref().map_or(p.t_prog, |c| c.t_prog),
+            Some(Placement::Slc) => {
+                let time = self.slc.as_ref().map_or(p.t_prog, |c| c.t_prog);
+                return NextProgram {
+                    time,
+                    native: false,
+                };
+            }
             Some(Placement::Native { fold }) => fold,
             None => 0,
         };
         self.stats.folded_bytes += fold;
         let page = p.page * p.planes;
         let folding = (fold as u128 * (p.t_read + p.t_prog) as u128 / page as u128) as u64;
-        folding + self.native_program_time(die)
+        NextProgram {
+            time: folding + self.native_program_time(die),
+            native: true,
+        }
     }
 
     /// A native program's time on `die`: its pages alternate lower and upper, or with
@@ -331,8 +354,23 @@ impl SsdSim {
     /// Returns when done.
     fn program_after_collection(&mut self, die: usize, ready: u64, erased: u64, unit: u64) -> u64 {
         let sent = self.send_program(die, ready, unit);
-        let t_prog = self.next_program_time(die, unit);
-        self.die[die].background_after(sent, erased.max(sent), t_prog)
+        let next = self.next_program(die, unit);
+        let sent = self.native_gate(sent, unit, next.native);
+        self.die[die].background_after(sent, erased.max(sent), next.time)
+    }
+
+    /// When a program of `unit` bytes sent at `sent` may start: a native program of host
+    /// data waits for the controller's native rate (`slc_cache.native_rate`), one after
+    /// another; SLC-mode programs and drives without the limit do not.
+    fn native_gate(&mut self, sent: u64, unit: u64, native: bool) -> u64 {
+        if !native {
+            return sent;
+        }
+        let Some(ns) = self.slc.map(|c| c.native_ns_per_byte).filter(|&n| n > 0.0) else {
+            return sent;
+        };
+        self.native_free = self.native_free.max(sent) + (unit as f64 * ns) as u64;
+        self.native_free
     }
 
     /// Sends a program's pages over the channel of `die` from `ready`; returns when sent.

@@ -22,6 +22,8 @@ pub(super) struct Slc {
     pub t_prog: u64,
     /// Whether idle time folds the cache.
     pub fold_in_idle: bool,
+    /// The controller's time a byte of host data programmed natively (0: no limit).
+    pub native_ns_per_byte: f64,
     /// Host data in the static cache, in the dynamic cache, and in native cells.
     held_static: u64,
     held_dynamic: u64,
@@ -47,6 +49,7 @@ impl Slc {
             user: capacity,
             t_prog: s.program.0,
             fold_in_idle: s.fold_in_idle.unwrap_or(true),
+            native_ns_per_byte: s.native_rate.map_or(0.0, |r| 1e9 / r.0),
             held_static: 0,
             held_dynamic: 0,
             native: 0,

@@ -321,14 +321,14 @@ fn paired_pages_alternate_lower_and_upper_around_the_mean_program_time() {
     let mut sim = from_yaml(&yaml);
     // 850 µs against 2.3 ms in the reference: 486 and 1,314 µs around 900.
     assert_eq!(sim.p.t_prog_pair, [486_486, 1_313_514]);
-    let times: Vec<u64> = (0..4).map(|_| sim.next_program_time(1, 4096)).collect();
+    let times: Vec<u64> = (0..4).map(|_| sim.next_program(1, 4096).time).collect();
     assert_eq!(times, [486_486, 1_313_514, 486_486, 1_313_514]);
     // Each die keeps its own turn.
-    assert_eq!(sim.next_program_time(0, 4096), 486_486);
+    assert_eq!(sim.next_program(0, 4096).time, 486_486);
     // Without the ratio every page takes `program`.
     let mut plain = drive_aged("greedy", false);
-    assert_eq!(plain.next_program_time(0, 4096), 900_000);
-    assert_eq!(plain.next_program_time(0, 4096), 900_000);
+    assert_eq!(plain.next_program(0, 4096).time, 900_000);
+    assert_eq!(plain.next_program(0, 4096).time, 900_000);
 }
 
 #[test]
@@ -455,6 +455,35 @@ fn one_shot_programs_a_wordlines_pages_together() {
         err.contains("ssd.one_shot: only a page-mapped FTL"),
         "{err}"
     );
+}
+
+#[test]
+fn a_controllers_native_rate_holds_native_programs_not_slc_ones() {
+    // A page of SLC cache, then native cells; the controller passes 4 MB/s of host data
+    // into native programs (1.024 ms a 4 KiB page), one after another.
+    let cache = |rate: &str| {
+        tlc_yaml(&format!(
+            "  slc_cache: {{bits: 3, static: 4KiB, program: 100us{rate}}}\n"
+        ))
+    };
+    let mut limited = from_yaml(&cache(", native_rate: 4MB/s"));
+    let mut free = from_yaml(&cache(""));
+    // The SLC-mode page is programmed as soon as it is sent on both drives.
+    write(&mut limited, 0, 0);
+    write(&mut free, 0, 0);
+    assert!(free.die[0].busy > 0);
+    assert_eq!(limited.die[0].busy, free.die[0].busy);
+    for sim in [&mut limited, &mut free] {
+        for i in 1..5 {
+            write(sim, i * 4096, i);
+        }
+    }
+    let ends = |s: &SsdSim| s.die.iter().map(|d| d.busy).max().unwrap();
+    let native_first = |s: &SsdSim| s.die[1].busy;
+    assert_eq!(native_first(&limited), native_first(&free) + 1_024_000);
+    // Four native pages on four dies: at once on the one, a page every 1.024 ms on the other.
+    let late = ends(&limited) - ends(&free);
+    assert!((3_000_000..5_000_000).contains(&late), "{late}");
 }
 
 #[test]
