@@ -285,13 +285,14 @@ impl SsdSim {
     /// their data is there at `ready`; returns when done. The data crosses the channel as
     /// soon as the channel is free and waits in the die's cache registers if the die is
     /// still busy (a die collecting garbage does not hold up the other dies on its
-    /// channel). A read that suspends the program later lengthens it on the die only: the
-    /// end returned (where the buffer frees its pages) stays as booked.
+    /// channel), and a native program after the controller's native rate passes it. A read
+    /// that suspends the program later lengthens it on the die only: the end returned
+    /// (where the buffer frees its pages) stays as booked.
     fn program(&mut self, die: usize, ready: u64, unit: u64) -> u64 {
         let sent = self.send_program(die, ready, unit);
         let next = self.next_program(die, unit);
-        let ready = self.native_gate(sent, unit, next.native);
-        let start = self.die[die].start(ready);
+        let passed = self.native_gate(sent, unit, next.native);
+        let start = self.die[die].start(passed);
         let end = start + next.time;
         self.die[die].book_program(start, end);
         end
