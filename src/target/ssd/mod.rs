@@ -364,12 +364,10 @@ impl SsdSim {
     /// data waits for the controller's native rate (`slc_cache.native_rate`), one after
     /// another; SLC-mode programs and drives without the limit do not.
     fn native_gate(&mut self, sent: u64, unit: u64, native: bool) -> u64 {
-        if !native {
+        let ns = self.slc.as_ref().map_or(0.0, |c| c.native_ns_per_byte);
+        if !native || ns == 0.0 {
             return sent;
         }
-        let Some(ns) = self.slc.map(|c| c.native_ns_per_byte).filter(|&n| n > 0.0) else {
-            return sent;
-        };
         self.native_free = self.native_free.max(sent) + (unit as f64 * ns) as u64;
         self.native_free
     }
