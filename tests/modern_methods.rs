@@ -336,6 +336,8 @@ fn a_whole_drive_fill_is_charted_against_the_data_written() {
     assert!(page.contains("id=\"fill.base.fill\""));
     assert!(page.contains("data written, GB"));
     assert!(page.contains(">no drop<"));
+    // The table says what a drop is, as the analysis finds it (a fall below 85%).
+    assert!(page.contains("drops by 15% or more"));
     // Passes need a sequential pattern and no other length.
     for (change, message) in [
         (

@@ -11,7 +11,7 @@ pub const FILL_POINTS: usize = 500;
 /// A drop: the speed over the stretches after a point below this share of the speed over
 /// those before it, and the median of the rest of the fill below it too. TechPowerUp calls
 /// the 870 EVO's 480 → 400 MB/s a drop (0.83), and the MSI M480's 5 → 3.5 GB/s (0.7).
-const DROP: f64 = 0.85;
+pub const FILL_DROP: f64 = 0.85;
 
 /// One point of a fill's curve.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -94,7 +94,7 @@ pub fn fill(submit: &[u64], latency: &[u64], len: &[u32]) -> Option<Fill> {
     let drop_at = (w..speeds.len().saturating_sub(w).max(w))
         .filter(|&i| i + w <= speeds.len())
         .find_map(|i| {
-            let limit = DROP * median(&speeds[i - w..i]);
+            let limit = FILL_DROP * median(&speeds[i - w..i]);
             (median(&speeds[i..i + w]) < limit && median(&speeds[i..]) < limit)
                 .then(|| (i..i + w).find(|&k| speeds[k] < limit))
                 .flatten()

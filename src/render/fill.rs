@@ -2,13 +2,13 @@
 //! against the data written, with the cache size and the speeds in it, after it and over
 //! the whole fill in the table beside it.
 
-use crate::analysis::{Bar, Fill, TestFigures, FILL_POINTS};
+use crate::analysis::{Bar, Fill, TestFigures, FILL_DROP, FILL_POINTS};
 use crate::units::figure;
 
 use super::chart::{Axis, AxisScale, AxisValues, LineChart, Mark, Series};
 use super::context::{test_title, TableCtx, TableRow};
 use super::format::csv_field;
-use super::timing::Line;
+use super::timing::{in_drive_order, Line};
 
 /// The cache size as the table shows it: `32.5 GB`, or `no drop` where the speed held.
 fn cache(f: &Fill) -> String {
@@ -52,8 +52,10 @@ pub(super) fn fill_chart(f: &TestFigures, slot: &str, highlight: Option<&str>) -
         .iter()
         .filter_map(|b| Some((b, b.fill.as_ref()?)))
         .collect();
-    let mut by_id = filled.clone();
-    by_id.sort_by(|a, b| a.0.drive.cmp(&b.0.drive));
+    let by_id: Vec<(&Bar, &Fill)> = in_drive_order(f)
+        .into_iter()
+        .filter_map(|b| Some((b, b.fill.as_ref()?)))
+        .collect();
     let series = by_id
         .iter()
         .map(|(b, fill)| Series {
@@ -132,9 +134,10 @@ pub(super) fn fill_chart(f: &TestFigures, slot: &str, highlight: Option<&str>) -
         },
         table: TableCtx {
             caption: format!(
-                "{}: the cache (data written before the speed drops by 30% or more) and \
+                "{}: the cache (data written before the speed drops by {:.0}% or more) and \
                  the speeds, MB/s",
-                f.title
+                f.title,
+                (1.0 - FILL_DROP) * 100.0
             ),
             head: [
                 "Drive",

@@ -125,11 +125,19 @@ fn cdf_draft(f: &TestFigures, highlight: Option<&str>) -> String {
     draft
 }
 
-/// The latency CDF of every drive in a chart (the reviewed drive highlighted).
+/// A test's drives in drive order (not ranked), as every chart of several lines draws
+/// them, so that a drive keeps its colour from one chart of a page to the next.
+pub(super) fn in_drive_order(f: &TestFigures) -> Vec<&Bar> {
+    let mut bars: Vec<&Bar> = f.bars.iter().collect();
+    bars.sort_by(|a, b| a.drive.cmp(&b.drive));
+    bars
+}
+
+/// The latency CDF of every drive in a chart (in drive order, the reviewed drive
+/// highlighted).
 pub(super) fn cdf(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line {
-    let series = f
-        .bars
-        .iter()
+    let series = in_drive_order(f)
+        .into_iter()
         .map(|b| Series {
             label: b.drive_name.clone(),
             points: b
@@ -540,9 +548,8 @@ pub(super) fn over_repeats(f: &TestFigures, slot: &str, highlight: Option<&str>)
                 AxisScale::FromZero,
                 AxisValues::Figures,
             ),
-            series: f
-                .bars
-                .iter()
+            series: in_drive_order(f)
+                .into_iter()
                 .map(|b| Series {
                     label: b.drive_name.clone(),
                     points: share_of_first(&b.per_repeat)
@@ -625,18 +632,16 @@ mod tests {
             ..TestFigures::default()
         };
         let line = over_repeats(&f, "rw.repeats", Some("g1"));
-        let points: Vec<&[(f64, f64)]> = line
-            .chart
-            .series
-            .iter()
-            .map(|s| s.points.as_slice())
-            .collect();
+        // The lines in drive order (each drive's colour as on the page's other charts).
+        let labels: Vec<&str> = line.chart.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["g1", "idle", "ram"]);
+        let points = |i: usize| line.chart.series[i].points.as_slice();
         // A flat drive at 100% however fast; the G1 loses 10% then 30% of its first.
-        assert_eq!(points[0], [(1.0, 100.0), (2.0, 100.0), (3.0, 100.0)]);
-        let g1: Vec<f64> = points[1].iter().map(|p| p.1.round()).collect();
+        assert_eq!(points(2), [(1.0, 100.0), (2.0, 100.0), (3.0, 100.0)]);
+        let g1: Vec<f64> = points(0).iter().map(|p| p.1.round()).collect();
         assert_eq!(g1, [100.0, 90.0, 70.0]);
         // No share of a first repeat that did nothing.
-        assert!(points[2].iter().all(|p| p.1.is_nan()));
+        assert!(points(1).iter().all(|p| p.1.is_nan()));
         assert_eq!(line.chart.y.label, "% of the first repeat");
         assert!(line
             .chart
