@@ -33,6 +33,17 @@
     return fixed(v, Math.floor(-Math.log10(a)) + 2);
   }
 
+  /** An axis tick, as the static charts write it: a whole number with thousands
+   *  separators, another with up to three significant digits and no trailing zeros. */
+  function tick(v) {
+    if (Number.isInteger(v) && Math.abs(v) < 1e15) {
+      const digits = String(Math.abs(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+      return (v < 0 ? "-" : "") + digits;
+    }
+    const s = figure(v);
+    return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
+  }
+
   const MS_FROM_US = 999.5;
   function latency(us) {
     if (us === null || !isFinite(us)) return "–";
@@ -266,7 +277,7 @@
     const bottom = TOP + bars.length * ROW;
     for (let t = 0; t <= topValue + step * 0.01; t += step) {
       line(svg, x(t), TOP - 4, bottom, C.grid);
-      label(svg, figure(t), x(t), bottom + 6, 15, { color: C.muted, anchor: "middle" });
+      label(svg, tick(t), x(t), bottom + 6, 15, { color: C.muted, anchor: "middle" });
     }
     line(svg, x0, TOP - 4, bottom, C.muted);
     bars.forEach((b, i) => {

@@ -4,6 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::lines::tick;
 use super::{
     accessible, draw_svg, fit, font, heading, text_width, Area, BAR, GRID, HIGHLIGHT, INK, MUTED,
     SECOND,
@@ -104,7 +105,7 @@ impl Axis {
             ))
             .map_err(e)?;
             root.draw(&Text::new(
-                figure(t),
+                tick(t),
                 (x, bottom + 6),
                 font(15.0, false, MUTED, Pos::new(HPos::Center, VPos::Top)),
             ))

@@ -150,7 +150,7 @@ impl Axis {
 
 /// An axis tick: whole numbers without decimals (with thousands separators), others with
 /// up to three significant digits and no trailing zeros.
-fn tick(v: f64) -> String {
+pub(super) fn tick(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         let digits = format!("{}", v.abs() as u64);
         let mut out = String::new();
