@@ -168,7 +168,7 @@ fn chromium_opens_every_page_without_errors() {
             .output()
             .is_ok_and(|o| o.status.success())
     }) else {
-        eprintln!("skipped: Chromium is not installed (apt-get install chromium; .ci/run does)");
+        common::skip_without_tool("Chromium is not installed (apt-get install chromium)");
         return;
     };
     let lab = site();

@@ -35,9 +35,7 @@ fn ready() -> bool {
             .is_ok_and(|o| o.status.success())
     };
     if !found("chromium") || !found("node") || !here.join("node_modules/playwright-core").is_dir() {
-        eprintln!(
-            "skipped: needs chromium, node and `npm ci --prefix tests/explorer` (.ci/run does both)"
-        );
+        common::skip_without_tool("needs chromium, node and `npm ci --prefix tests/explorer`");
         return false;
     }
     true

@@ -296,7 +296,7 @@ fn python_has(modules: &str) -> bool {
         .output();
     let has = probe.is_ok_and(|o| o.status.success());
     if !has {
-        eprintln!("skipped: python3 with {modules} is not installed (.ci/run installs them)");
+        common::skip_without_tool(&format!("python3 with {modules} is not installed"));
     }
     has
 }

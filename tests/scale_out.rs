@@ -23,7 +23,7 @@ fn has_fio() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+        common::skip_without_tool("fio is not installed");
     }
     ok
 }
@@ -542,7 +542,7 @@ fn duckdb_queries_of_the_docs_match_the_summary(lab: &TestLab) {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has {
-        eprintln!("skipped: python3 with duckdb is not installed (.ci/run installs it)");
+        common::skip_without_tool("python3 with duckdb is not installed");
         return;
     }
     let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scale-out.md"))

@@ -128,6 +128,17 @@ impl TestLab {
     }
 }
 
+/// Says a test is skipped for want of a tool `.ci/run` installs (Chromium, fio, node's and
+/// Python's packages). Under `.ci/run`, which sets `ROUNDUP_TOOLS_INSTALLED`, the tool's
+/// absence fails the test instead: a skip there would pass having checked nothing.
+pub fn skip_without_tool(why: &str) {
+    assert!(
+        std::env::var_os("ROUNDUP_TOOLS_INSTALLED").is_none(),
+        "{why}, which .ci/run installs (ROUNDUP_TOOLS_INSTALLED is set)"
+    );
+    eprintln!("skipped: {why}");
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }
