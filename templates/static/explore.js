@@ -8,7 +8,7 @@
   const DATA = window.ROUNDUP_DATA;
   const SVG_NS = "http://www.w3.org/2000/svg";
   const C = { bar: "#0072B2", highlight: "#E69F00", ink: "#222222", muted: "#666666", grid: "#DDDDDD" };
-  const FONT = "roundup-sans, DejaVu Sans, sans-serif";
+  const FONT = "roundup-sans, DejaVu Sans, sans-serif"; // SVG_FONT_FAMILIES in src/render/chart
   const el = (id) => document.getElementById(id);
 
   // ---- figures as the site prints them (src/units.rs `figure`, render/format.rs) ----

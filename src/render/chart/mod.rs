@@ -22,6 +22,9 @@ use plotters::style::FontStyle;
 
 /// The family name charts use; the site's stylesheet maps it to the bundled font.
 pub const FONT_FAMILY: &str = "roundup-sans";
+/// The families a chart's SVG names: the bundled font on the site, DejaVu Sans (the same
+/// font, where installed) or another sans-serif where the SVG file is opened on its own.
+pub const SVG_FONT_FAMILIES: &str = "roundup-sans, DejaVu Sans, sans-serif";
 static FONT_REGULAR: &[u8] = include_bytes!("../../../templates/static/fonts/DejaVuSans.ttf");
 static FONT_BOLD: &[u8] = include_bytes!("../../../templates/static/fonts/DejaVuSans-Bold.ttf");
 static FONTS: Once = Once::new();
@@ -169,8 +172,13 @@ fn draw_svg(
     Ok(svg)
 }
 
-/// Gives an SVG a role, a title and a description for screen readers.
+/// Gives an SVG a role, a title and a description for screen readers, and its text the
+/// fallback fonts of [`SVG_FONT_FAMILIES`].
 fn accessible(svg: String, id: &str, title: &str, desc: &str) -> String {
+    let svg = svg.replace(
+        &format!("font-family=\"{FONT_FAMILY}\""),
+        &format!("font-family=\"{SVG_FONT_FAMILIES}\""),
+    );
     let id = escape_xml(id);
     let head =
         format!("<svg role=\"img\" aria-labelledby=\"{id}-title {id}-desc\" class=\"chart\" ");

@@ -1,6 +1,6 @@
 //! PNG exports of the charts, rasterized with the bundled fonts only.
 
-use super::{FONT_BOLD, FONT_FAMILY, FONT_REGULAR};
+use super::{FONT_BOLD, FONT_FAMILY, FONT_REGULAR, SVG_FONT_FAMILIES};
 
 /// Width of the PNG exports, px: a 600 px column at twice the density.
 pub const PNG_WIDTH: u32 = 1200;
@@ -112,7 +112,7 @@ pub fn to_png(svg: &str) -> Result<Vec<u8>, String> {
         ..usvg::Options::default()
     };
     let svg = svg.replace(
-        &format!("font-family=\"{FONT_FAMILY}\""),
+        &format!("font-family=\"{SVG_FONT_FAMILIES}\""),
         "font-family=\"DejaVu Sans\"",
     );
     let tree = usvg::Tree::from_str(&svg, &opt).map_err(|e| format!("chart SVG: {e}"))?;
