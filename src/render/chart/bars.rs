@@ -358,7 +358,12 @@ mod tests {
         assert!(svg.contains("higher is better"));
         assert_eq!(svg.matches("fill=\"#0072B2\"").count(), 1);
         assert_eq!(svg.matches("fill=\"#E69F00\"").count(), 1);
-        assert!(svg.contains(FONT_FAMILY));
+        // The bundled font first, then fallbacks for the SVG file opened on its own.
+        assert!(svg.contains(&format!(
+            "font-family=\"{FONT_FAMILY}, DejaVu Sans, sans-serif\""
+        )));
+        // Ticks read as figures: 0, 10, 20, 30 (not 10.0).
+        assert!(svg.contains(">\n10\n</text>") && !svg.contains(">\n10.0\n</text>"));
     }
 
     /// Each `<text>` of an SVG: its font size, its content and whether it is bold.
