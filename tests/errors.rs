@@ -3,6 +3,7 @@
 mod common;
 
 use std::fs;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use common::{files, stderr, stdout, TestLab, TINY_SUITE};
@@ -576,6 +577,32 @@ fn target_problems_are_found_before_anything_runs() {
             "suites/tiny.yaml:11:5: tests[0].queue_depth: on drive sim-a, the engine's I/O \
              buffers (65535 in flight × 2 GiB) would take 128.0 TiB, more than half this \
              machine's memory"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!lab.path().join("results").exists());
+
+    // A simulated SSD whose state no machine has room for (1,000 TiB of 8 KiB pages): refused
+    // before it is built, not an allocation that aborts the process.
+    let m4 = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/crucial-m4-256.yaml"),
+    )
+    .unwrap()
+    .replace("  raw_capacity: 256GiB", "  raw_capacity: 1000TiB")
+    .replace("  pages_per_block: 256", "  pages_per_block: 4096");
+    assert!(m4.contains("1000TiB") && m4.contains("4096"));
+    lab.write(
+        "drives/huge.yaml",
+        &m4.replace("id: crucial-m4-256", "id: huge"),
+    );
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    let out = lab.roundup(&["run", "--drive", "huge", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(
+            "drives/huge.yaml: drive huge's simulated state (its map and blocks, about 750.2 \
+             GiB) would take more than this machine's memory"
         ),
         "{}",
         stderr(&out)

@@ -16,7 +16,7 @@ use crate::trace::{ImportOptions, Trace};
 use crate::units::{SizeLabel, SizeRounded};
 use crate::workload::{TraceInput, Workload};
 
-use super::schedule::DriveRun;
+use super::schedule::{state_bytes, DriveRun};
 use super::RunOptions;
 
 /// The trace a replay test plays, and the file it comes from (the trace, or the profile
@@ -446,7 +446,22 @@ fn look_at<'a>(
     opts: &RunOptions,
 ) -> Option<Box<dyn Target>> {
     let lab = checker.lab;
-    let spec = &lab.drives[&drive.jobs[0].drive].spec;
+    let loaded = &lab.drives[&drive.jobs[0].drive];
+    let spec = &loaded.spec;
+    // A simulated drive whose state would not fit in the machine is not built: the
+    // allocation would fail (or the kernel kill the run) part-way.
+    let state = state_bytes(spec);
+    if let Some(memory) = checker.memory.filter(|&m| state > m) {
+        checker.problems.push(format!(
+            "{}: drive {}'s simulated state (its map and blocks, about {}) would take more than \
+             this machine's memory ({}): a larger `page`, or a smaller `capacity` or `raw_capacity`",
+            loaded.file.display(),
+            spec.id,
+            SizeRounded(state),
+            SizeRounded(memory)
+        ));
+        return None;
+    }
     let writes = drive.writes();
     let probe = |writes| target::probe(spec, &lab.root, writes, &opts.destroy_data);
     let (info, target) = match probe(writes) {

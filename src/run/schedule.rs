@@ -593,7 +593,7 @@ fn give_back_freed_memory() {
 /// on the lab's drives: 4.7 to 5.9 bytes a page new, 8.3 used, 13.5 both). A block-mapped
 /// FTL's state (a bit a logical page), a disk's or a simple model's is small: the demo's
 /// JMF602 drives, disk and RAM disk each peak at 79-91 MB, the whole process.
-fn state_bytes(spec: &DriveSpec) -> u64 {
+pub(super) fn state_bytes(spec: &DriveSpec) -> u64 {
     match &spec.target {
         TargetSpec::Ssd(s) => {
             // Each controller holds its share of the logical pages and its own NAND.

@@ -185,7 +185,16 @@ impl SsdSim {
             return Err(super::config_error(drive, "too many pages to simulate"));
         }
         let mut ftl = match p.ftl {
-            FtlKind::Page => Ftl::Page(PageFtl::new(&p, lpns)),
+            FtlKind::Page => Ftl::Page(PageFtl::new(&p, lpns).ok_or_else(|| {
+                super::config_error(
+                    drive,
+                    &format!(
+                        "its map of {lpns} pages ({} B each) does not fit in this machine's \
+                         memory: larger pages or a smaller capacity",
+                        p.page
+                    ),
+                )
+            })?),
             FtlKind::Block => Ftl::Block(BlockFtl::new(lpns)),
         };
         if s.aged {

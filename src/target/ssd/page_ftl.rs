@@ -154,9 +154,25 @@ impl Loc {
 
 /// A zeroed vector that asks the kernel for transparent huge pages: the map of a page FTL
 /// is hundreds of MB read at random, and with 4 KiB pages nearly every lookup would miss
-/// the TLB as well as the cache.
-fn huge_zeroed(n: usize) -> Vec<u64> {
-    let v = vec![0u64; n];
+/// the TLB as well as the cache. `None` if the memory cannot be had (a drive file whose
+/// map is larger than the machine), where `vec!` would abort the process.
+fn huge_zeroed(n: usize) -> Option<Vec<u64>> {
+    let layout = std::alloc::Layout::array::<u64>(n).ok()?;
+    let v = if layout.size() == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: the layout's size is not zero; a non-null pointer from `alloc_zeroed` is
+        // an allocation of the global allocator with exactly this layout (n u64s, their
+        // alignment), every byte zero, which is a valid u64: the vector owns it, with
+        // length and capacity n.
+        unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout).cast::<u64>();
+            if ptr.is_null() {
+                return None;
+            }
+            Vec::from_raw_parts(ptr, n, n)
+        }
+    };
     let (start, len) = (v.as_ptr() as usize, n * std::mem::size_of::<u64>());
     const HUGE: usize = 2 << 20;
     let first = start.next_multiple_of(HUGE);
@@ -169,7 +185,7 @@ fn huge_zeroed(n: usize) -> Vec<u64> {
             libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
         }
     }
-    v
+    Some(v)
 }
 
 /// Asks the CPU to bring `v`'s cache line in, without waiting for it.
@@ -215,11 +231,12 @@ pub(super) fn bucket_of(valid: u64, p: &Params) -> usize {
 }
 
 impl PageFtl {
-    /// A fresh FTL for `lpns` logical pages: every block free, nothing mapped.
-    pub(super) fn new(p: &Params, lpns: u64) -> PageFtl {
+    /// A fresh FTL for `lpns` logical pages: every block free, nothing mapped; `None` if
+    /// its map does not fit in memory.
+    pub(super) fn new(p: &Params, lpns: u64) -> Option<PageFtl> {
         let bpd = p.blocks_per_die as u32;
-        PageFtl {
-            map: huge_zeroed(lpns as usize),
+        Some(PageFtl {
+            map: huge_zeroed(lpns as usize)?,
             blocks: vec![Block::default(); p.blocks_per_die as usize * p.dies],
             // Popped from the end: lowest-numbered blocks first.
             free: (0..p.dies as u32)
@@ -236,7 +253,7 @@ impl PageFtl {
             die: 0,
             vectors: (p.vector_pages > 1)
                 .then(|| Vectors::new(p.vector_pages, p.blocks_per_die as usize * p.dies)),
-        }
+        })
     }
 
     /// Where a logical page is stored, if it holds data.
@@ -809,4 +826,20 @@ pub(super) struct Booking<'a> {
 /// The page FTL cannot go on: the model ran out of something.
 fn model(message: impl Into<String>) -> Error {
     Error::Target(crate::target::TargetError::Model(message.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::huge_zeroed;
+
+    #[test]
+    fn a_map_larger_than_memory_is_refused_not_an_abort() {
+        // Too large for a layout at all, and too large for any machine (2^60 bytes).
+        assert!(huge_zeroed(usize::MAX / 4).is_none());
+        assert!(huge_zeroed(1 << 57).is_none());
+        let map = huge_zeroed(1 << 20).unwrap();
+        assert_eq!(map.len(), 1 << 20);
+        assert!(map.iter().all(|&w| w == 0));
+        assert!(huge_zeroed(0).unwrap().is_empty());
+    }
 }
