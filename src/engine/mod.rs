@@ -344,6 +344,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     let block = target.info().logical_block as u64;
     let needs_data = target.needs_data() && w.operation.writes();
     let random_as_mark = needs_data && target.random_as_mark();
+    let buffers = needs_buffers(target.info().kind, needs_data);
     let device = target.block_stat();
     let queues = target.queues(shape.threads, shape.depth, engine, &w.io)?;
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
@@ -368,6 +369,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
         let ctx = LoopContext {
             depth: shape.depth,
             needs_data,
+            buffers,
             random_as_mark,
             tracker,
             leader: t == 0,
@@ -547,6 +549,9 @@ fn note_lag(r: &mut LoopResult, lag: u64) {
 struct LoopContext<'a> {
     depth: u32,
     needs_data: bool,
+    /// Each slot has a buffer of the largest request (else a token one: a model that
+    /// does not look at the data).
+    buffers: bool,
     /// Incompressible data is not generated but marked (except the probes'): the target
     /// looks only at how it compresses.
     random_as_mark: bool,
@@ -601,6 +606,14 @@ struct Loop<'a> {
     resume_at: Option<u64>,
 }
 
+/// Whether a job's slots need buffers of its largest request: a real target's do (the
+/// kernel reads and writes them); a model reads no byte of one unless it looks at the data
+/// written, so its slots get a token buffer (a PTS cell at 80 threads × QD32 of 1 MiB would
+/// otherwise hold 2.5 GiB, zeroed for every cell).
+fn needs_buffers(kind: crate::target::TargetKind, needs_data: bool) -> bool {
+    needs_data || kind != crate::target::TargetKind::Simulated
+}
+
 /// One engine loop: keeps `depth` requests from `source` in flight on `queue`.
 fn run_loop(
     w: &Workload,
@@ -648,7 +661,7 @@ impl<'a> Loop<'a> {
             ctx,
             free: (0..depth)
                 .rev()
-                .map(|s| (s, AlignedBuf::new(max_len)))
+                .map(|s| (s, AlignedBuf::new(if ctx.buffers { max_len } else { 0 })))
                 .collect(),
             inflight: vec![None; depth as usize],
             end_ns,
@@ -937,8 +950,46 @@ impl<'a> Loop<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::DeviceView;
+    use super::{needs_buffers, DeviceView, Loop, LoopContext};
     use crate::target::diskstats::BlockCounters;
+    use crate::target::TargetKind;
+    use crate::workload::{Length, Pattern, Span, Workload};
+    use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn a_model_that_ignores_data_gets_token_buffers() {
+        assert!(needs_buffers(TargetKind::File, false));
+        assert!(needs_buffers(TargetKind::BlockDevice, false));
+        assert!(needs_buffers(TargetKind::Simulated, true));
+        assert!(!needs_buffers(TargetKind::Simulated, false));
+        let w = Workload::simple(
+            0,
+            Pattern::Random,
+            1 << 20,
+            Span::Bytes(1 << 30),
+            32,
+            Length::Count(1),
+        );
+        let (stop, abort) = (AtomicBool::new(false), AtomicBool::new(false));
+        let slots = |buffers| {
+            let ctx = LoopContext {
+                depth: 32,
+                needs_data: false,
+                buffers,
+                random_as_mark: false,
+                tracker: None,
+                leader: true,
+                block: None,
+                stop: &stop,
+                abort: &abort,
+            };
+            let l = Loop::new(&w, &ctx, 1 << 20);
+            l.free.iter().map(|(_, b)| b.len()).collect::<Vec<_>>()
+        };
+        // 32 slots of 1 MiB, or of a page.
+        assert_eq!(slots(true), vec![1 << 20; 32]);
+        assert_eq!(slots(false), vec![4096; 32]);
+    }
 
     #[test]
     fn the_device_view_is_the_counters_rise_over_the_interval() {
