@@ -767,3 +767,26 @@ fn suites_replay_generated_traces() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_replay_of_large_writes_runs_on_a_compressing_drive() {
+    // A replay's operation says nothing of its writes: a model that compresses what it is
+    // written (SandForce) is still handed buffers as large as the trace's requests.
+    let lab = TestLab::new();
+    let log = fio_log((0..64).map(|i| (i, "write", i * (1 << 20), 1 << 20)));
+    lab.write("traces/big.log", &log);
+    lab.write(
+        "suites/r.yaml",
+        "name: r\ntitle: R\ntests:\n  - {id: play, title: P, kind: replay, trace: traces/big.log, queue_depth: 8, span: full, metric: iops}\n",
+    );
+    let vertex = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/ocz-vertex-le-100.yaml"),
+    )
+    .unwrap();
+    assert!(vertex.contains("compression: true"));
+    lab.write("drives/ocz-vertex-le-100.yaml", &vertex);
+    let out = lab.roundup(&["run", "-q", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(run["completed"], 1, "{run}");
+}

@@ -344,7 +344,8 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     let block = target.info().logical_block as u64;
     let needs_data = target.needs_data() && w.operation.writes();
     let random_as_mark = needs_data && target.random_as_mark();
-    let buffers = needs_buffers(target.info().kind, needs_data);
+    // Whatever this job's operation: a trace replay's writes are not in it.
+    let buffers = needs_buffers(target.info().kind, target.needs_data());
     let device = target.block_stat();
     let queues = target.queues(shape.threads, shape.depth, engine, &w.io)?;
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
@@ -610,8 +611,8 @@ struct Loop<'a> {
 /// kernel reads and writes them); a model reads no byte of one unless it looks at the data
 /// written, so its slots get a token buffer (a PTS cell at 80 threads × QD32 of 1 MiB would
 /// otherwise hold 2.5 GiB, zeroed for every cell).
-fn needs_buffers(kind: crate::target::TargetKind, needs_data: bool) -> bool {
-    needs_data || kind != crate::target::TargetKind::Simulated
+fn needs_buffers(kind: crate::target::TargetKind, looks_at_data: bool) -> bool {
+    looks_at_data || kind != crate::target::TargetKind::Simulated
 }
 
 /// One engine loop: keeps `depth` requests from `source` in flight on `queue`.
