@@ -372,11 +372,7 @@ fn replays_trims_and_flushes_on_simulated_drives_and_a_file() {
         "drives/ssd.yaml",
         "id: ssd\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nfirmware: \"1\"\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  remap: true\n",
     );
-    let disk = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/samsung-spinpoint-f1-1tb.yaml"),
-    )
-    .unwrap();
-    lab.write("drives/samsung-spinpoint-f1-1tb.yaml", &disk);
+    lab.repo_drive("samsung-spinpoint-f1-1tb");
     let file = lab.file_drive("scratch", "32MiB");
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -779,12 +775,9 @@ fn a_replay_of_large_writes_runs_on_a_compressing_drive() {
         "suites/r.yaml",
         "name: r\ntitle: R\ntests:\n  - {id: play, title: P, kind: replay, trace: traces/big.log, queue_depth: 8, span: full, metric: iops}\n",
     );
-    let vertex = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/ocz-vertex-le-100.yaml"),
-    )
-    .unwrap();
-    assert!(vertex.contains("compression: true"));
-    lab.write("drives/ocz-vertex-le-100.yaml", &vertex);
+    assert!(lab
+        .repo_drive("ocz-vertex-le-100")
+        .contains("compression: true"));
     let out = lab.roundup(&["run", "-q", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let run: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();

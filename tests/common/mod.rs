@@ -74,6 +74,16 @@ impl TestLab {
         self.write(&format!("drives/{id}.yaml"), &text)
     }
 
+    /// Copies the repository's `drives/{id}.yaml` into the lab; returns its text.
+    pub fn repo_drive(&self, id: &str) -> String {
+        let text = fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("drives/{id}.yaml")),
+        )
+        .unwrap();
+        self.write(&format!("drives/{id}.yaml"), &text);
+        text
+    }
+
     pub fn file_drive(&self, id: &str, size: &str) -> PathBuf {
         let target = self.path().join(format!("{id}.img"));
         self.write(
