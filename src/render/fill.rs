@@ -44,17 +44,18 @@ pub(super) fn has_fill(f: &TestFigures) -> bool {
     f.bars.iter().any(|b| b.fill.is_some())
 }
 
+/// A drive's bar with its fill, if it has one.
+fn with_fill(b: &Bar) -> Option<(&Bar, &Fill)> {
+    Some((b, b.fill.as_ref()?))
+}
+
 /// The fill chart of a test: a line per drive (in drive order, so each keeps its colour),
 /// the reviewed drive highlighted; the table lists the drives as the bar chart does.
 pub(super) fn fill_chart(f: &TestFigures, slot: &str, highlight: Option<&str>) -> Line {
-    let filled: Vec<(&Bar, &Fill)> = f
-        .bars
-        .iter()
-        .filter_map(|b| Some((b, b.fill.as_ref()?)))
-        .collect();
+    let filled: Vec<(&Bar, &Fill)> = f.bars.iter().filter_map(with_fill).collect();
     let by_id: Vec<(&Bar, &Fill)> = in_drive_order(f)
         .into_iter()
-        .filter_map(|b| Some((b, b.fill.as_ref()?)))
+        .filter_map(with_fill)
         .collect();
     let series = by_id
         .iter()
