@@ -767,13 +767,14 @@ fn suites_replay_generated_traces() {
 #[test]
 fn a_replay_of_large_writes_runs_on_a_compressing_drive() {
     // A replay's operation says nothing of its writes: a model that compresses what it is
-    // written (SandForce) is still handed buffers as large as the trace's requests.
+    // written (SandForce) is still handed buffers as large as the trace's requests, filled
+    // with the data the test names (zeros would compress to nothing).
     let lab = TestLab::new();
     let log = fio_log((0..64).map(|i| (i, "write", i * (1 << 20), 1 << 20)));
     lab.write("traces/big.log", &log);
     lab.write(
         "suites/r.yaml",
-        "name: r\ntitle: R\ntests:\n  - {id: play, title: P, kind: replay, trace: traces/big.log, queue_depth: 8, span: full, metric: iops}\n",
+        "name: r\ntitle: R\ntests:\n  - {id: play, title: P, kind: replay, trace: traces/big.log, queue_depth: 8, span: full, metric: iops, variants: {data: [compressible, incompressible]}}\n",
     );
     assert!(lab
         .repo_drive("ocz-vertex-le-100")
@@ -781,5 +782,19 @@ fn a_replay_of_large_writes_runs_on_a_compressing_drive() {
     let out = lab.roundup(&["run", "-q", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let run: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(run["completed"], 1, "{run}");
+    assert_eq!(run["completed"], 2, "{run}");
+    let dir = "results/drive=ocz-vertex-le-100/firmware=1.0/suite=r/test=play";
+    let fraction = |variant: &str| {
+        let m = lab
+            .path()
+            .join(format!("{dir}/variant={variant}/repeat=1/manifest.json"));
+        let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&m).unwrap()).unwrap();
+        m["outcome"]["compressed_fraction"].as_f64().unwrap()
+    };
+    let (compressible, incompressible) = (
+        fraction("data-compressible"),
+        fraction("data-incompressible"),
+    );
+    assert!((compressible - 0.25).abs() < 0.05, "{compressible}");
+    assert!(incompressible > 0.99, "{incompressible}");
 }

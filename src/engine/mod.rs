@@ -342,9 +342,10 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     }
     let shape = shape(w, target);
     let block = target.info().logical_block as u64;
-    let needs_data = target.needs_data() && w.operation.writes();
+    // A replay's operation is its reads' default: its writes come from the trace.
+    let writes = w.operation.writes() || w.replay.is_some();
+    let needs_data = target.needs_data() && writes;
     let random_as_mark = needs_data && target.random_as_mark();
-    // Whatever this job's operation: a trace replay's writes are not in it.
     let buffers = needs_buffers(target.info().kind, target.needs_data());
     let device = target.block_stat();
     let queues = target.queues(shape.threads, shape.depth, engine, &w.io)?;
@@ -401,7 +402,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     if stop.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
     }
-    if w.operation.writes() && !needs_data {
+    if writes && !needs_data {
         // The target ignores data, so none was generated: measure what it would have been.
         let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
         let mut buf = vec![0u8; w.block_size.max() as usize];
