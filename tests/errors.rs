@@ -142,7 +142,7 @@ fn simulated_drive_parameters_are_checked() {
     );
     refused(
         &fixed.replace("ssd:\n", "ssd:\n  planes: 3\n"),
-        &["ssd.planes: expected 1, 2 or 4, found 3"],
+        &["ssd.planes: expected 1, 2, 4 or 6, found 3"],
     );
     refused(
         &fixed

@@ -880,7 +880,7 @@ fn every_ssds_latencies_spread_as_the_docs_report() {
     }
     lab.write("suites/latency.yaml", LATENCY_SUITE);
     let rows = run_rows(&lab);
-    assert_eq!(rows.len(), 56, "28 SSDs, two tests each");
+    assert_eq!(rows.len(), 58, "29 SSDs, two tests each");
     let mut both = 0;
     for r in &rows {
         let at = |k: &str| r[k].as_f64().unwrap();
@@ -905,9 +905,9 @@ fn every_ssds_latencies_spread_as_the_docs_report() {
             both += 1;
         }
     }
-    assert_eq!(tlc.len(), 5, "{tlc:?}");
+    assert_eq!(tlc.len(), 6, "{tlc:?}");
     assert_eq!(
-        both, 8,
-        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 8 of 56)"
+        both, 9,
+        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 9 of 58)"
     );
 }

@@ -517,8 +517,9 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
         }
     }
     let planes = s.planes.unwrap_or(1);
-    if !matches!(planes, 1 | 2 | 4) {
-        return Err(format!("ssd.planes: expected 1, 2 or 4, found {planes}"));
+    // The NAND of the drives modelled: one or two planes (2009), four, six (232-layer TLC).
+    if !matches!(planes, 1 | 2 | 4 | 6) {
+        return Err(format!("ssd.planes: expected 1, 2, 4 or 6, found {planes}"));
     }
     if s.plane_reads.is_some() && planes == 1 {
         return Err(
