@@ -664,6 +664,58 @@ fn planes_read_a_wordline_together_or_each_its_own_page() {
 }
 
 #[test]
+fn six_planes_each_read_their_own_page() {
+    // Six planes (the 232-layer TLC of 2023): a die's pages on its six planes, read at once
+    // where planes read apart, take one sense, not six, before their transfers.
+    let drive = |plane_reads: &str| {
+        let yaml = small_yaml("greedy", false) + "  planes: 6\n" + plane_reads;
+        let mut sim = from_yaml(&yaml);
+        for i in 0..96 {
+            write(&mut sim, i * 4096, i);
+        }
+        sim.settle().unwrap();
+        sim
+    };
+    let sim = drive("");
+    let a = sim.locate(0).unwrap();
+    let mut pages: Vec<u64> = Vec::new();
+    for plane in 0..6 {
+        let lpn = (0..96)
+            .find(|&l| {
+                let s = sim.locate(l).unwrap();
+                s.die == a.die && s.plane == plane && s.wordline != a.wordline
+            })
+            .unwrap_or_else(|| panic!("a page on plane {plane}"));
+        pages.push(lpn);
+    }
+    let read_all = |sim: &mut SsdSim| {
+        let now = sim.clock + 10_000_000;
+        (pages.iter().zip(100..))
+            .map(|(&lpn, seq)| {
+                let req = IoRequest {
+                    seq,
+                    op: Op::Read,
+                    offset: lpn * 4096,
+                    len: 4096,
+                };
+                sim.serve(now, &req, None).unwrap()
+            })
+            .max()
+            .unwrap()
+            - now
+    };
+    let (one_by_one, apart) = (
+        read_all(&mut drive("")),
+        read_all(&mut drive("  plane_reads: independent\n")),
+    );
+    assert_eq!(
+        one_by_one - apart,
+        5 * 50_000,
+        "{one_by_one} against {apart} ns"
+    );
+}
+
+#[test]
 fn the_controller_pays_per_write_and_per_page_of_data() {
     // The same write on a fresh drive with and without 20 µs a page: the difference is
     // the controller's time for the pages of data the write carries.
