@@ -12,7 +12,7 @@ mod ssd;
 use ssd::validate_ssd;
 pub use ssd::{
     EccSpec, FtlKind, GcMode, GcPolicy, PlaneReads, SlcSpec, SsdFirmware, SsdHistory, SsdSpec,
-    SuspendSpec,
+    SuspendSpec, MAX_PLANES,
 };
 
 /// A drive as written in `drives/ID.yaml`.

@@ -40,6 +40,10 @@ pub struct SuspendSpec {
     pub max: u32,
 }
 
+/// The most planes a die has: the NAND of the drives modelled has one or two (2009), four,
+/// or six (232-layer TLC, 2023).
+pub const MAX_PLANES: u32 = 6;
+
 /// The SLC cache of a TLC or QLC drive (`ssd.slc_cache`): host writes are programmed one
 /// bit a cell (fast) while the cache has room, then straight to the native cells; the
 /// cache's data is folded into native cells while the drive idles, or, when the user area
@@ -517,8 +521,7 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
         }
     }
     let planes = s.planes.unwrap_or(1);
-    // The NAND of the drives modelled: one or two planes (2009), four, six (232-layer TLC).
-    if !matches!(planes, 1 | 2 | 4 | 6) {
+    if !matches!(planes, 1 | 2 | 4 | MAX_PLANES) {
         return Err(format!("ssd.planes: expected 1, 2, 4 or 6, found {planes}"));
     }
     if s.plane_reads.is_some() && planes == 1 {

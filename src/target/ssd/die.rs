@@ -11,8 +11,8 @@ pub(super) struct Die {
     /// When the host operations that take the whole die (programs, erases, reads where
     /// planes do not read apart) end.
     whole: u64,
-    /// When each plane's own read ends (planes that read apart; six at most).
-    plane: [u64; 6],
+    /// When each plane's own read ends (planes that read apart).
+    plane: [u64; crate::drive::MAX_PLANES as usize],
     /// The last sense of a read where planes read together ([`Die::sense_together`]);
     /// any other operation started ends it.
     sense: Option<Sense>,
