@@ -335,3 +335,29 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
     let history = fs::read_to_string(lab.path().join("site/drives/sim-b-firmware.html")).unwrap();
     assert!(history.contains("Firmwares with results, the current one last: B2, B1"));
 }
+
+/// The repository's own lab as a reader clones it: `roundup demo` runs the demo suites on
+/// its drives and renders the site, and every shipped commentary slot still holds the
+/// figures its chart shows (a model change that moves them must have its slots re-read and
+/// accepted: `roundup commentary stale`, then `accept`).
+#[test]
+fn the_shipped_demo_runs_and_its_commentary_holds_its_figures() {
+    let lab = TestLab::new();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in ["drives", "suites", "commentary", "templates"] {
+        for rel in common::files(&repo.join(dir)) {
+            let to = lab.path().join(dir).join(&rel);
+            fs::create_dir_all(to.parent().unwrap()).unwrap();
+            fs::copy(repo.join(dir).join(&rel), to).unwrap();
+        }
+    }
+    lab.write(
+        "review.yaml",
+        &fs::read_to_string(repo.join("review.yaml")).unwrap(),
+    );
+    let out = lab.roundup(&["demo", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("stale"), "{}", stderr(&out));
+    assert!(lab.path().join("site/suites/demo.html").exists());
+    assert!(lab.path().join("site/suites/demo-fill.html").exists());
+}
