@@ -87,9 +87,11 @@ fn fio_engine_figures_equal_fios_own_and_agree_with_io_uring() {
     // The replay went through fio's read_iolog: fio counts the latency of all but the
     // first few I/Os, and every one it counted is a sample.
     let replay = job_dir(&lab, "by-fio", "replay");
-    assert!(fs::read_to_string(replay.join("job.fio"))
-        .unwrap()
-        .contains("read_iolog="));
+    let jobfile = fs::read_to_string(replay.join("job.fio")).unwrap();
+    assert!(jobfile.contains("read_iolog="));
+    // Its writes carry the test's data (incompressible: fresh random bytes each), not fio's
+    // one buffer written again and again.
+    assert!(jobfile.contains("refill_buffers=1"), "{jobfile}");
     let fio: serde_json::Value =
         serde_json::from_slice(&fs::read(replay.join("fio.json")).unwrap()).unwrap();
     let counted: f64 = ["read", "write"]

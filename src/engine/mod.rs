@@ -342,8 +342,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     }
     let shape = shape(w, target);
     let block = target.info().logical_block as u64;
-    // A replay's operation is its reads' default: its writes come from the trace.
-    let writes = w.operation.writes() || w.replay.is_some();
+    let writes = w.issues_writes();
     let needs_data = target.needs_data() && writes;
     let random_as_mark = needs_data && target.random_as_mark();
     let buffers = needs_buffers(target.info().kind, target.needs_data());

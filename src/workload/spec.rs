@@ -472,13 +472,16 @@ impl Workload {
         }
     }
 
+    /// Whether the job's own I/O writes: its operation, or a replay (a trace's writes are
+    /// not in its operation, which is its reads' default), so its `data` is what it writes.
+    pub fn issues_writes(&self) -> bool {
+        self.operation.writes() || self.replay.is_some()
+    }
+
     /// Whether running this workload (preconditioning included) writes to the target.
     pub fn writes(&self) -> bool {
         // A trace is assumed to write (the safety checks run before it is read).
-        self.operation.writes()
-            || self.replay.is_some()
-            || self.precondition.purge
-            || self.precondition.fill > 0
+        self.issues_writes() || self.precondition.purge || self.precondition.fill > 0
     }
 }
 
@@ -826,18 +829,20 @@ impl Workload {
             let name = r.trace.label();
             return match r.mode {
                 ReplayMode::AsFastAsPossible => format!(
-                    "replay of {name}, as fast as possible, up to QD{}, {}",
+                    "replay of {name}, as fast as possible, up to QD{}, {}, {} data",
                     self.queue_depth,
-                    self.span.label()
+                    self.span.label(),
+                    self.data.word()
                 ),
                 ReplayMode::Timed => format!(
-                    "replay of {name} at its recorded times (×{}){}, {}",
+                    "replay of {name} at its recorded times (×{}){}, {}, {} data",
                     r.time_scale,
                     r.max_idle.map_or(String::new(), |c| format!(
                         ", idle gaps cut to {}",
                         crate::units::DurationLabel(c)
                     )),
-                    self.span.label()
+                    self.span.label(),
+                    self.data.word()
                 ),
             };
         }
@@ -860,7 +865,7 @@ impl Workload {
             self.precondition.label(),
             self.length.label()
         );
-        if self.operation.writes() {
+        if self.issues_writes() {
             s.push_str(&format!(", {} data", self.data.word()));
         }
         if let Some(r) = &self.rate {

@@ -141,7 +141,7 @@ pub fn job_file(spec: &JobFileSpec) -> Result<String, String> {
     if w.warmup_ns > 0 {
         line("ramp_time", &format!("{}us", (w.warmup_ns / 1000).max(1)));
     }
-    if w.operation.writes() {
+    if w.issues_writes() {
         match w.data {
             DataKind::Incompressible => line("refill_buffers", &1),
             DataKind::Compressible => {
