@@ -522,7 +522,9 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
     }
     let planes = s.planes.unwrap_or(1);
     if !matches!(planes, 1 | 2 | 4 | MAX_PLANES) {
-        return Err(format!("ssd.planes: expected 1, 2, 4 or 6, found {planes}"));
+        return Err(format!(
+            "ssd.planes: expected 1, 2, 4 or {MAX_PLANES}, found {planes}"
+        ));
     }
     if s.plane_reads.is_some() && planes == 1 {
         return Err(
