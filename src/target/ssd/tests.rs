@@ -587,33 +587,38 @@ fn two_planes_program_twice_the_pages_in_a_program_time() {
     assert_eq!(sim.p.pages_per_block, 64);
 }
 
+/// The small drive with `extra` lines in its file, its first `pages` logical pages written
+/// in order and settled.
+fn written_in_order(extra: &str, pages: u64) -> SsdSim {
+    let mut sim = from_yaml(&(small_yaml("greedy", false) + extra));
+    for i in 0..pages {
+        write(&mut sim, i * 4096, i);
+    }
+    sim.settle().unwrap();
+    sim
+}
+
+/// Reads asked for at once, well after the drive settled (offset, length): the time until
+/// the last is done.
+fn read_at_once(sim: &mut SsdSim, reads: &[(u64, u32)]) -> u64 {
+    let now = sim.clock + 10_000_000;
+    let done = reads.iter().zip(100..).map(|(&(offset, len), seq)| {
+        let req = IoRequest {
+            seq,
+            op: Op::Read,
+            offset,
+            len,
+        };
+        sim.serve(now, &req, None).unwrap()
+    });
+    done.max().unwrap() - now
+}
+
 #[test]
 fn planes_read_a_wordline_together_or_each_its_own_page() {
     // Two planes; 16 pages written in order: each die's wordline holds two of them, one a
     // plane. Each page senses in 50 µs, then crosses the 40 MB/s channel in 102 µs.
-    let drive = |plane_reads: &str| {
-        let yaml = small_yaml("greedy", false) + "  planes: 2\n" + plane_reads;
-        let mut sim = from_yaml(&yaml);
-        for i in 0..16 {
-            write(&mut sim, i * 4096, i);
-        }
-        sim.settle().unwrap();
-        sim
-    };
-    // Reads asked for at once (offset, length): the time until the last is done.
-    let read = |sim: &mut SsdSim, reads: &[(u64, u32)]| {
-        let now = sim.clock + 10_000_000;
-        let done = reads.iter().zip(100..).map(|(&(offset, len), seq)| {
-            let req = IoRequest {
-                seq,
-                op: Op::Read,
-                offset,
-                len,
-            };
-            sim.serve(now, &req, None).unwrap()
-        });
-        done.max().unwrap() - now
-    };
+    let drive = |plane_reads: &str| written_in_order(&format!("  planes: 2\n{plane_reads}"), 16);
     // Logical pages 0 and 1 share die and wordline; the other page of that die is on
     // the second plane of its next wordline.
     let sim = drive("");
@@ -632,30 +637,36 @@ fn planes_read_a_wordline_together_or_each_its_own_page() {
     let wordline = [(0, 8192)];
     let random = [(0, 4096), (apart * 4096, 4096)];
     let plain = [
-        read(&mut drive(""), &wordline),
-        read(&mut drive(""), &random),
+        read_at_once(&mut drive(""), &wordline),
+        read_at_once(&mut drive(""), &random),
     ];
     // A multi-plane read senses a wordline's two pages at once; pages on different
     // wordlines are read in turn.
     let multi = || drive("  plane_reads: multi\n");
-    assert_eq!(plain[0] - read(&mut multi(), &wordline), sense);
-    assert_eq!(read(&mut multi(), &random), plain[1]);
+    assert_eq!(plain[0] - read_at_once(&mut multi(), &wordline), sense);
+    assert_eq!(read_at_once(&mut multi(), &random), plain[1]);
     // Independent planes each sense their own page, wherever it is.
     let independent = || drive("  plane_reads: independent\n");
-    assert_eq!(plain[0] - read(&mut independent(), &wordline), sense);
-    assert_eq!(plain[1] - read(&mut independent(), &random), sense);
+    assert_eq!(
+        plain[0] - read_at_once(&mut independent(), &wordline),
+        sense
+    );
+    assert_eq!(plain[1] - read_at_once(&mut independent(), &random), sense);
     // Synchronous planes sense a page each at once, of any wordline, those asked for
     // before the sense starts: the two random pages queued behind a third page of the
     // die are sensed together; asked for while the die is free, in turn.
     let synchronous = || drive("  plane_reads: synchronous\n");
-    assert_eq!(plain[0] - read(&mut synchronous(), &wordline), sense);
-    assert_eq!(read(&mut synchronous(), &random), plain[1]);
+    assert_eq!(
+        plain[0] - read_at_once(&mut synchronous(), &wordline),
+        sense
+    );
+    assert_eq!(read_at_once(&mut synchronous(), &random), plain[1]);
     let third = (2..16)
         .find(|&l| l != apart && sim.locate(l).unwrap().die == a.die)
         .unwrap();
     let queued = [(third * 4096, 4096), (0, 4096), (apart * 4096, 4096)];
     assert_eq!(
-        read(&mut drive(""), &queued) - read(&mut synchronous(), &queued),
+        read_at_once(&mut drive(""), &queued) - read_at_once(&mut synchronous(), &queued),
         sense
     );
     // One plane has none to read apart.
@@ -667,15 +678,7 @@ fn planes_read_a_wordline_together_or_each_its_own_page() {
 fn six_planes_each_read_their_own_page() {
     // Six planes (the 232-layer TLC of 2023): a die's pages on its six planes, read at once
     // where planes read apart, take one sense, not six, before their transfers.
-    let drive = |plane_reads: &str| {
-        let yaml = small_yaml("greedy", false) + "  planes: 6\n" + plane_reads;
-        let mut sim = from_yaml(&yaml);
-        for i in 0..96 {
-            write(&mut sim, i * 4096, i);
-        }
-        sim.settle().unwrap();
-        sim
-    };
+    let drive = |plane_reads: &str| written_in_order(&format!("  planes: 6\n{plane_reads}"), 96);
     let sim = drive("");
     let a = sim.locate(0).unwrap();
     let mut pages: Vec<u64> = Vec::new();
@@ -688,25 +691,10 @@ fn six_planes_each_read_their_own_page() {
             .unwrap_or_else(|| panic!("a page on plane {plane}"));
         pages.push(lpn);
     }
-    let read_all = |sim: &mut SsdSim| {
-        let now = sim.clock + 10_000_000;
-        (pages.iter().zip(100..))
-            .map(|(&lpn, seq)| {
-                let req = IoRequest {
-                    seq,
-                    op: Op::Read,
-                    offset: lpn * 4096,
-                    len: 4096,
-                };
-                sim.serve(now, &req, None).unwrap()
-            })
-            .max()
-            .unwrap()
-            - now
-    };
+    let reads: Vec<(u64, u32)> = pages.iter().map(|&lpn| (lpn * 4096, 4096)).collect();
     let (one_by_one, apart) = (
-        read_all(&mut drive("")),
-        read_all(&mut drive("  plane_reads: independent\n")),
+        read_at_once(&mut drive(""), &reads),
+        read_at_once(&mut drive("  plane_reads: independent\n"), &reads),
     );
     assert_eq!(
         one_by_one - apart,
