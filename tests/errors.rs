@@ -3,7 +3,6 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use common::{files, stderr, stdout, TestLab, TINY_SUITE};
@@ -585,12 +584,9 @@ fn target_problems_are_found_before_anything_runs() {
 
     // A simulated SSD whose state no machine has room for (1,000 TiB of 8 KiB pages): refused
     // before it is built, not an allocation that aborts the process.
-    let m4 = fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/crucial-m4-256.yaml"),
-    )
-    .unwrap()
-    .replace("  raw_capacity: 256GiB", "  raw_capacity: 1000TiB")
-    .replace("  pages_per_block: 256", "  pages_per_block: 4096");
+    let m4 = common::repo_drive_file("crucial-m4-256")
+        .replace("  raw_capacity: 256GiB", "  raw_capacity: 1000TiB")
+        .replace("  pages_per_block: 256", "  pages_per_block: 4096");
     assert!(m4.contains("1000TiB") && m4.contains("4096"));
     lab.write(
         "drives/huge.yaml",

@@ -8,12 +8,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{stderr, TestLab};
-
-fn drive_file(id: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("drives/{id}.yaml")))
-        .unwrap()
-}
+use common::{repo_drive_file as drive_file, stderr, TestLab};
 
 /// The shipped suite's test `id` (its YAML, up to the next test).
 fn shipped_test(suite: &str, id: &str) -> String {

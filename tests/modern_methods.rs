@@ -283,13 +283,9 @@ fn a_whole_drive_fill_is_charted_against_the_data_written() {
     );
     // A small disk: its speed falls from the outer tracks to the inner, after the first
     // writes land in its 32 MiB buffer at the link's speed.
-    let disk = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("drives/samsung-spinpoint-f1-1tb.yaml"),
-    )
-    .unwrap()
-    .replace("id: samsung-spinpoint-f1-1tb", "id: disk")
-    .replace("capacity: 1TB", "capacity: 4GB");
+    let disk = common::repo_drive_file("samsung-spinpoint-f1-1tb")
+        .replace("id: samsung-spinpoint-f1-1tb", "id: disk")
+        .replace("capacity: 1TB", "capacity: 4GB");
     lab.write("drives/disk.yaml", &disk);
     lab.sim_drive("sim", "Sim", "1", 4);
     let out = lab.roundup(&["run", "-q"]);
@@ -404,13 +400,10 @@ fn pts_suite(duration: &str, samples: Option<&str>) -> String {
 
 /// The X25-M G2 made a 2 GB drive (its spare area kept), for a whole-drive test.
 fn small_x25m() -> String {
-    std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("drives/intel-x25m-g2-160.yaml"),
-    )
-    .unwrap()
-    .replace("id: intel-x25m-g2-160", "id: x25m")
-    .replace("capacity: 160GB", "capacity: 2GB")
-    .replace("raw_capacity: 171.8GB", "raw_capacity: 2.15GB")
+    common::repo_drive_file("intel-x25m-g2-160")
+        .replace("id: intel-x25m-g2-160", "id: x25m")
+        .replace("capacity: 160GB", "capacity: 2GB")
+        .replace("raw_capacity: 171.8GB", "raw_capacity: 2.15GB")
 }
 
 #[test]

@@ -7,12 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::fs;
 
-use common::{stderr, TestLab};
-
-/// The text of drive `id`'s file in the repository's drives/.
-fn drive_file(id: &str) -> String {
-    fs::read_to_string(format!("{}/drives/{id}.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
+use common::{repo_drive_file as drive_file, stderr, TestLab};
 
 /// Drive `id`'s file with each `(from, to)` edit made; every `from` must be in it, so an
 /// edit the drive file no longer matches fails the test instead of testing the drive as is.

@@ -76,10 +76,7 @@ impl TestLab {
 
     /// Copies the repository's `drives/{id}.yaml` into the lab; returns its text.
     pub fn repo_drive(&self, id: &str) -> String {
-        let text = fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("drives/{id}.yaml")),
-        )
-        .unwrap();
+        let text = repo_drive_file(id);
         self.write(&format!("drives/{id}.yaml"), &text);
         text
     }
@@ -136,6 +133,12 @@ impl TestLab {
             .output()
             .expect("run roundup")
     }
+}
+
+/// The text of drive `id`'s file in the repository's drives/.
+pub fn repo_drive_file(id: &str) -> String {
+    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("drives/{id}.yaml")))
+        .unwrap()
 }
 
 /// Says a test is skipped for want of a tool `.ci/run` installs (Chromium, fio, node's and

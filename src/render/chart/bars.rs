@@ -4,10 +4,9 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::lines::tick;
 use super::{
-    accessible, draw_svg, fit, font, heading, text_width, Area, BAR, GRID, HIGHLIGHT, INK, MUTED,
-    SECOND,
+    accessible, draw_svg, fit, font, heading, text_width, tick, Area, BAR, GRID, HIGHLIGHT, INK,
+    MUTED, SECOND,
 };
 use crate::units::figure;
 

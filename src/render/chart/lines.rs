@@ -5,10 +5,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    accessible, fit, font, fonts, heading, text_width, Area, BAR, GRID, HIGHLIGHT, INK, MUTED,
-    SECOND,
+    accessible, fit, font, fonts, heading, text_width, tick, Area, BAR, GRID, HIGHLIGHT, INK,
+    MUTED, SECOND,
 };
-use crate::units::figure;
 
 /// Colours of the other series, after the highlight: Okabe–Ito, distinct for colour-blind
 /// readers (yellow left out, too faint on white). Past the sixth, lines are dashed; past the
@@ -145,32 +144,6 @@ impl Axis {
 
     fn log(&self) -> bool {
         matches!(self.scale, AxisScale::Log | AxisScale::Log2)
-    }
-}
-
-/// An axis tick: whole numbers without decimals (with thousands separators), others with
-/// up to three significant digits and no trailing zeros.
-pub(super) fn tick(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        let digits = format!("{}", v.abs() as u64);
-        let mut out = String::new();
-        for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        if v < 0.0 {
-            out.insert(0, '-');
-        }
-        out
-    } else {
-        let s = figure(v);
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
     }
 }
 

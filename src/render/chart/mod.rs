@@ -172,6 +172,32 @@ fn draw_svg(
     Ok(svg)
 }
 
+/// An axis tick, on bar and line charts alike: whole numbers without decimals (with
+/// thousands separators), others with up to three significant digits and no trailing zeros.
+fn tick(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        let digits = format!("{}", v.abs() as u64);
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        if v < 0.0 {
+            out.insert(0, '-');
+        }
+        out
+    } else {
+        let s = crate::units::figure(v);
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    }
+}
+
 /// Gives an SVG a role, a title and a description for screen readers, and its text the
 /// fallback fonts of [`SVG_FONT_FAMILIES`].
 fn accessible(svg: String, id: &str, title: &str, desc: &str) -> String {
