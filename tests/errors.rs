@@ -150,6 +150,10 @@ fn simulated_drive_parameters_are_checked() {
         &["ssd.planes: multi-plane programs are modelled for a page-mapped FTL"],
     );
     refused(
+        &fixed.replace("ssd:\n", "ssd:\n  completion_share: 1.5\n"),
+        &["ssd.completion_share: expected a share of a write's controller time, 0 to 1, found 1.5"],
+    );
+    refused(
         &fixed.replace("ssd:\n", "ssd:\n  upper_page_program: 0.5\n"),
         &["ssd.upper_page_program: expected an upper page's program time over a lower page's, 1 to 10, found 0.5"],
     );

@@ -168,6 +168,21 @@ pub struct SsdSpec {
     /// Absent from the plan hash when unset.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub one_shot: bool,
+    /// Programs' spread (incremental step-pulse programming: a page takes as many
+    /// program-and-verify pulses as its slowest cell needs, so no two take the same time):
+    /// each host program takes its page type's time × (1 ± up to this), drawn for each
+    /// (default 0.2; the shape assumed, docs/simulated-drives.md). Absent from the plan
+    /// hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_spread: Option<f64>,
+    /// The share of a write's controller time (`write_overhead` and `page_overhead`) spent
+    /// when the program that holds its last page ends on its die (its map entries pointed at
+    /// the page, its buffer released), whatever command the controller is serving then,
+    /// which waits that long; the rest as the write comes in (default 0: all of it then).
+    /// Page-mapped FTL that programs as pages fill (not `flush_buffer`). Absent from the plan
+    /// hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_share: Option<f64>,
     /// Bit errors in page reads and the controller's correction of them (default none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecc: Option<EccSpec>,
@@ -532,6 +547,18 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
              or 4)"
                 .into(),
         );
+    }
+    if let Some(r) = s.program_spread.filter(|r| !(0.0..1.0).contains(r)) {
+        return Err(format!(
+            "ssd.program_spread: expected a share of the program time, at least 0 and below \
+             1, found {r}"
+        ));
+    }
+    if let Some(r) = s.completion_share.filter(|r| !(0.0..=1.0).contains(r)) {
+        return Err(format!(
+            "ssd.completion_share: expected a share of a write's controller time, 0 to 1, \
+             found {r}"
+        ));
     }
     if let Some(r) = s.upper_page_program.filter(|r| !(1.0..=10.0).contains(r)) {
         return Err(format!(

@@ -128,10 +128,19 @@ pub struct SsdSim {
     ftl: Ftl,
     /// Bytes of the page being filled on each die (page FTL), waiting in the buffer.
     filling: Vec<u64>,
+    /// The controller work left for when the data waiting on each die is programmed
+    /// (`completion_share` of its writes').
+    deferred: Vec<u64>,
+    /// That of the write being placed, for the die its last page goes to.
+    deferring: u64,
     /// Whether each die's next host program is on an upper page.
     upper_next: Vec<bool>,
     /// The stream page reads' bit errors are drawn from.
     errors: rand_chacha::ChaCha8Rng,
+    /// The stream programs' pulse counts are drawn from.
+    pulses: rand_chacha::ChaCha8Rng,
+    /// When host programs under way end, and the controller work each takes then.
+    completions: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64)>>,
     scratch: Vec<u8>,
     next_small_write: u64,
     /// Pages of data written whose per-page work the controller has not done yet (a stripe
@@ -226,11 +235,18 @@ impl SsdSim {
             buffer: Buffer::new(p.buffer),
             ftl,
             filling: vec![0; p.dies],
+            deferred: vec![0; p.dies],
+            deferring: 0,
             upper_next: vec![false; p.dies],
             errors: crate::rng::stream(
                 crate::rng::derive_seed(0, &[&drive.id.to_string()]),
                 "bit errors",
             ),
+            pulses: crate::rng::stream(
+                crate::rng::derive_seed(0, &[&drive.id.to_string()]),
+                "program pulses",
+            ),
+            completions: Default::default(),
             scratch: Vec::new(),
             next_small_write: 0,
             combined: 0,
@@ -302,8 +318,49 @@ impl SsdSim {
         let next = self.next_program(die, unit);
         let passed = self.native_gate(sent, unit, next.native);
         let start = self.die[die].start(passed);
-        let end = start + next.time;
+        let end = start + self.pulsed(next.time);
         self.die[die].book_program(start, end);
+        end
+    }
+
+    /// A program's time as its pulses make it: `time` × (1 ± up to `program_spread`).
+    fn pulsed(&mut self, time: u64) -> u64 {
+        let s = self.p.program_spread;
+        if s == 0.0 {
+            return time;
+        }
+        let u = crate::rng::below(&mut self.pulses, 1 << 24) as f64 / (1u64 << 24) as f64;
+        (time as f64 * (1.0 + s * (2.0 * u - 1.0))) as u64
+    }
+
+    /// Books `work` for the controller when a host program ends at `end`.
+    fn completed_at(&mut self, end: u64, work: u64) {
+        if work > 0 {
+            self.completions.push(std::cmp::Reverse((end, work)));
+        }
+    }
+
+    /// The controller's work for the programs that ended before `t`, done as they ended.
+    fn handle_completions_before(&mut self, t: u64) {
+        while let Some(&std::cmp::Reverse((c, work))) = self.completions.peek() {
+            if c >= t {
+                break;
+            }
+            self.completions.pop();
+            self.ctrl = self.ctrl.max(c) + work;
+        }
+    }
+
+    /// When controller work that would end at `end` does: the programs that end while it
+    /// runs take the controller first.
+    fn interrupted_until(&mut self, mut end: u64) -> u64 {
+        while let Some(&std::cmp::Reverse((c, work))) = self.completions.peek() {
+            if c >= end {
+                break;
+            }
+            self.completions.pop();
+            end += work;
+        }
         end
     }
 
@@ -366,7 +423,8 @@ impl SsdSim {
         let sent = self.send_program(die, ready, unit);
         let next = self.next_program(die, unit);
         let sent = self.native_gate(sent, unit, next.native);
-        self.die[die].background_after(sent, erased.max(sent), next.time)
+        let time = self.pulsed(next.time);
+        self.die[die].background_after(sent, erased.max(sent), time)
     }
 
     /// When a program of `unit` bytes sent at `sent` may start: a native program of host
@@ -494,11 +552,13 @@ impl SsdSim {
             last,
             count: last - first + 1,
         };
+        let read_overhead = p.read_overhead;
+        self.handle_completions_before(arrived);
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
         match req.op {
             Op::Read => {
-                let at = at + p.read_overhead;
+                let at = at + read_overhead;
                 self.ctrl = at;
                 Ok(self.serve_read(req, span, at))
             }
@@ -582,12 +642,14 @@ impl SsdSim {
         // and ECC (an unaligned 4 KiB write is one page of data, remapped, not two).
         // A controller that combines them does it a stripe at a time, when the stripe's
         // last page arrives: that write and those behind it wait for the whole stripe's.
+        // The share of it spent when the write's last page is programmed waits for that.
         self.combined += len.div_ceil(p.page);
-        at += p.write_overhead;
+        at += p.write_overhead - p.write_deferred;
         if self.combined >= p.combine {
-            at += self.combined * p.page_overhead;
+            at += self.combined * (p.page_overhead - p.page_deferred);
             self.combined = 0;
         }
+        self.deferring = p.write_deferred + len.div_ceil(p.page) * p.page_deferred;
         if p.small_write_gap > 0 && len < 16 * 1024 {
             at = at.max(self.next_small_write);
             self.next_small_write = at + p.small_write_gap;
@@ -617,6 +679,7 @@ impl SsdSim {
                 at = ready;
             }
         }
+        at = self.interrupted_until(at);
         self.ctrl = self.ctrl.max(at);
         let stored = if aligned || p.remap {
             self.stored_bytes(data, len)
@@ -644,7 +707,11 @@ impl SsdSim {
             FtlKind::Page => {
                 let admitted = self.buffer.admit(stored, at);
                 let mut collected = 0;
+                let deferring = std::mem::take(&mut self.deferring);
                 for lpn in first..=last {
+                    if lpn == last {
+                        self.deferring = deferring;
+                    }
                     collected = collected.max(self.place(&p, lpn, per_page, admitted)?);
                 }
                 if p.gc_foreground && collected > 0 {
@@ -811,6 +878,7 @@ impl SsdSim {
         let erased = f.open[die].map_or(0, |b| f.blocks[b as usize].erased);
         let queued = erased > at && self.die[die].bg_left > 0;
         self.filling[die] += bytes;
+        self.deferred[die] += std::mem::take(&mut self.deferring);
         // A program takes a page for each plane (a wordline's pages, one-shot).
         let mut programmed = false;
         loop {
@@ -824,6 +892,8 @@ impl SsdSim {
             } else {
                 self.program(die, at.max(erased), unit)
             };
+            let work = std::mem::take(&mut self.deferred[die]);
+            self.completed_at(done, work);
             self.buffer.release(done, unit);
             programmed = true;
         }
@@ -969,7 +1039,8 @@ impl SsdSim {
         }
         // A stripe begun is written out: its pages' work done.
         if self.combined > 0 {
-            self.ctrl = self.ctrl.max(self.clock) + self.combined * self.p.page_overhead;
+            let page_work = self.p.page_overhead - self.p.page_deferred;
+            self.ctrl = self.ctrl.max(self.clock) + self.combined * page_work;
             self.combined = 0;
         }
         let busy = [self.ctrl, self.link_out, self.link_in.end()]

@@ -46,6 +46,12 @@ pub(super) struct Params {
     /// paired pages).
     pub(super) t_prog_pair: [u64; 2],
     pub(super) t_erase: u64,
+    /// Each host program's time × (1 ± up to this).
+    pub(super) program_spread: f64,
+    /// The part of `write_overhead` and of `page_overhead` spent when a write's program
+    /// ends (the rest as it comes in).
+    pub(super) write_deferred: u64,
+    pub(super) page_deferred: u64,
     /// Page reads' bit errors and their correction, if modelled.
     pub(super) ecc: Option<Ecc>,
     /// Program and erase suspension for reads, where the drive has it.
@@ -91,6 +97,16 @@ pub(super) fn by_senses(mean: u64, senses: &[u32]) -> [u64; 4] {
         given += t[i];
     }
     t
+}
+
+/// The part of a controller time spent when the write's program ends
+/// (`completion_share`): none where the buffer is written out whole.
+fn deferred(s: &SsdSpec, time: Option<crate::config::Duration>) -> u64 {
+    let share = match s.ftl {
+        FtlKind::Page if !s.flush_buffer => s.completion_share.unwrap_or(0.0),
+        _ => 0.0,
+    };
+    (time.map_or(0, |d| d.0) as f64 * share).round() as u64
 }
 
 impl Params {
@@ -146,6 +162,9 @@ impl Params {
                 max: u.max,
             }),
             t_erase: s.erase.0,
+            program_spread: s.program_spread.unwrap_or(0.2),
+            write_deferred: deferred(s, fw.write_overhead.or(s.write_overhead)),
+            page_deferred: deferred(s, fw.page_overhead.or(s.page_overhead)),
             buffer: s.buffer.0,
             remap: s.remap,
             remap_cost: fw.remap_cost.or(s.remap_cost).map_or(0, |d| d.0),
