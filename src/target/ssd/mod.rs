@@ -131,8 +131,6 @@ pub struct SsdSim {
     /// The controller work left for when the data waiting on each die is programmed
     /// (`completion_share` of its writes').
     deferred: Vec<u64>,
-    /// That of the write being placed, for the die its last page goes to.
-    deferring: u64,
     /// Whether each die's next host program is on an upper page.
     upper_next: Vec<bool>,
     /// The stream page reads' bit errors are drawn from.
@@ -218,6 +216,8 @@ impl SsdSim {
                 }
             }
         }
+        // The drive's own streams: the same drive draws the same on every run.
+        let drive_seed = crate::rng::derive_seed(0, &[&drive.id.to_string()]);
         let mut sim = SsdSim {
             info: TargetInfo::simulated(
                 drive,
@@ -236,16 +236,9 @@ impl SsdSim {
             ftl,
             filling: vec![0; p.dies],
             deferred: vec![0; p.dies],
-            deferring: 0,
             upper_next: vec![false; p.dies],
-            errors: crate::rng::stream(
-                crate::rng::derive_seed(0, &[&drive.id.to_string()]),
-                "bit errors",
-            ),
-            pulses: crate::rng::stream(
-                crate::rng::derive_seed(0, &[&drive.id.to_string()]),
-                "program pulses",
-            ),
+            errors: crate::rng::stream(drive_seed, "bit errors"),
+            pulses: crate::rng::stream(drive_seed, "program pulses"),
             completions: Default::default(),
             scratch: Vec::new(),
             next_small_write: 0,
@@ -649,7 +642,7 @@ impl SsdSim {
             at += self.combined * (p.page_overhead - p.page_deferred);
             self.combined = 0;
         }
-        self.deferring = p.write_deferred + len.div_ceil(p.page) * p.page_deferred;
+        let deferred = p.write_deferred + len.div_ceil(p.page) * p.page_deferred;
         if p.small_write_gap > 0 && len < 16 * 1024 {
             at = at.max(self.next_small_write);
             self.next_small_write = at + p.small_write_gap;
@@ -707,12 +700,11 @@ impl SsdSim {
             FtlKind::Page => {
                 let admitted = self.buffer.admit(stored, at);
                 let mut collected = 0;
-                let deferring = std::mem::take(&mut self.deferring);
                 for lpn in first..=last {
-                    if lpn == last {
-                        self.deferring = deferring;
-                    }
-                    collected = collected.max(self.place(&p, lpn, per_page, admitted)?);
+                    // The deferred work waits for the program of the write's last page.
+                    let work = if lpn == last { deferred } else { 0 };
+                    let placed = self.place(&p, lpn, per_page, admitted, work)?;
+                    collected = collected.max(placed);
                 }
                 if p.gc_foreground && collected > 0 {
                     // The controller collected: this write and every command after
@@ -849,14 +841,15 @@ impl SsdSim {
     fn write_out_held(&mut self, p: &Params, at: u64) -> Result<u64> {
         let mut done = at;
         for h in self.buffer.take_held() {
-            done = done.max(self.place(p, h.lpn, h.bytes, at)?);
+            done = done.max(self.place(p, h.lpn, h.bytes, at, 0)?);
         }
         Ok(done.max(self.buffer.drain().unwrap_or(at)))
     }
 
     /// Page FTL: stores `bytes` of logical page `lpn`, buffered at `at`; programs the pages
-    /// that fill. Returns when the garbage collection this caused is done (0 if none).
-    fn place(&mut self, p: &Params, lpn: u64, bytes: u64, at: u64) -> Result<u64> {
+    /// that fill, the controller taking `work` when the program holding this page ends.
+    /// Returns when the garbage collection this caused is done (0 if none).
+    fn place(&mut self, p: &Params, lpn: u64, bytes: u64, at: u64, work: u64) -> Result<u64> {
         let Ftl::Page(f) = &mut self.ftl else {
             return Ok(0);
         };
@@ -878,7 +871,7 @@ impl SsdSim {
         let erased = f.open[die].map_or(0, |b| f.blocks[b as usize].erased);
         let queued = erased > at && self.die[die].bg_left > 0;
         self.filling[die] += bytes;
-        self.deferred[die] += std::mem::take(&mut self.deferring);
+        self.deferred[die] += work;
         // A program takes a page for each plane (a wordline's pages, one-shot).
         let mut programmed = false;
         loop {

@@ -101,12 +101,12 @@ pub(super) fn by_senses(mean: u64, senses: &[u32]) -> [u64; 4] {
 
 /// The part of a controller time spent when the write's program ends
 /// (`completion_share`): none where the buffer is written out whole.
-fn deferred(s: &SsdSpec, time: Option<crate::config::Duration>) -> u64 {
+fn deferred(s: &SsdSpec, ns: u64) -> u64 {
     let share = match s.ftl {
         FtlKind::Page if !s.flush_buffer => s.completion_share.unwrap_or(0.0),
         _ => 0.0,
     };
-    (time.map_or(0, |d| d.0) as f64 * share).round() as u64
+    (ns as f64 * share).round() as u64
 }
 
 impl Params {
@@ -119,12 +119,14 @@ impl Params {
         let planes = s.planes.unwrap_or(1).max(1) as u64;
         let pages_per_block = s.pages_per_block as u64 * planes;
         let block = s.page.0 * pages_per_block;
+        let write_overhead = fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0);
+        let page_overhead = fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0);
         Params {
             link_ns_per_byte: 1e9 / s.link_rate.0,
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
-            write_overhead: fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0),
+            write_overhead,
             read_overhead: s.read_overhead.map_or(0, |d| d.0),
-            page_overhead: fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0),
+            page_overhead,
             combine: if s.combine_writes {
                 dies as u64 * planes
             } else {
@@ -163,8 +165,8 @@ impl Params {
             }),
             t_erase: s.erase.0,
             program_spread: s.program_spread.unwrap_or(0.2),
-            write_deferred: deferred(s, fw.write_overhead.or(s.write_overhead)),
-            page_deferred: deferred(s, fw.page_overhead.or(s.page_overhead)),
+            write_deferred: deferred(s, write_overhead),
+            page_deferred: deferred(s, page_overhead),
             buffer: s.buffer.0,
             remap: s.remap,
             remap_cost: fw.remap_cost.or(s.remap_cost).map_or(0, |d| d.0),
