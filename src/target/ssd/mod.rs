@@ -108,6 +108,13 @@ struct NextProgram {
     native: bool,
 }
 
+/// The controller work a host program leaves for when it ends (`completion_share`).
+#[derive(Debug, Clone, Copy)]
+struct Completion {
+    end: u64,
+    work: u64,
+}
+
 /// A simulated SSD.
 pub struct SsdSim {
     info: TargetInfo,
@@ -137,8 +144,10 @@ pub struct SsdSim {
     errors: rand_chacha::ChaCha8Rng,
     /// The stream programs' pulse counts are drawn from.
     pulses: rand_chacha::ChaCha8Rng,
-    /// When host programs under way end, and the controller work each takes then.
-    completions: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64)>>,
+    /// When host programs under way end, and the controller work each takes then, in the
+    /// order they end (a program booked now mostly ends after those booked before it, so
+    /// it goes in near the back).
+    completions: std::collections::VecDeque<Completion>,
     scratch: Vec<u8>,
     next_small_write: u64,
     /// Pages of data written whose per-page work the controller has not done yet (a stripe
@@ -322,36 +331,42 @@ impl SsdSim {
         if s == 0.0 {
             return time;
         }
-        let u = crate::rng::below(&mut self.pulses, 1 << 24) as f64 / (1u64 << 24) as f64;
+        // A uniform draw of 24 bits: the top of one word (what `rng::below(_, 1 << 24)`
+        // gives, without its multiply).
+        let u = (rand::RngCore::next_u64(&mut self.pulses) >> 40) as f64 / (1u64 << 24) as f64;
         (time as f64 * (1.0 + s * (2.0 * u - 1.0))) as u64
     }
 
     /// Books `work` for the controller when a host program ends at `end`.
     fn completed_at(&mut self, end: u64, work: u64) {
         if work > 0 {
-            self.completions.push(std::cmp::Reverse((end, work)));
+            let mut k = self.completions.len();
+            while k > 0 && self.completions[k - 1].end > end {
+                k -= 1;
+            }
+            self.completions.insert(k, Completion { end, work });
         }
     }
 
     /// The controller's work for the programs that ended before `t`, done as they ended.
     fn handle_completions_before(&mut self, t: u64) {
-        while let Some(&std::cmp::Reverse((c, work))) = self.completions.peek() {
-            if c >= t {
+        while let Some(&Completion { end, work }) = self.completions.front() {
+            if end >= t {
                 break;
             }
-            self.completions.pop();
-            self.ctrl = self.ctrl.max(c) + work;
+            self.completions.pop_front();
+            self.ctrl = self.ctrl.max(end) + work;
         }
     }
 
     /// When controller work that would end at `end` does: the programs that end while it
     /// runs take the controller first.
     fn interrupted_until(&mut self, mut end: u64) -> u64 {
-        while let Some(&std::cmp::Reverse((c, work))) = self.completions.peek() {
+        while let Some(&Completion { end: c, work }) = self.completions.front() {
             if c >= end {
                 break;
             }
-            self.completions.pop();
+            self.completions.pop_front();
             end += work;
         }
         end
@@ -898,16 +913,35 @@ impl SsdSim {
             let next = if self.die[turn].free_at() <= at {
                 turn
             } else {
-                (turn..p.dies)
-                    .chain(0..turn)
-                    .min_by_key(|&d| self.die[d].free_at())
-                    .unwrap_or(turn)
+                self.free_first(turn)
             };
             if let Ftl::Page(f) = &mut self.ftl {
                 f.die = next;
             }
         }
         Ok(collected)
+    }
+
+    /// The die free first, the first in turn from `turn` among equals (two plain loops:
+    /// this runs for most writes where the dies bind).
+    fn free_first(&self, turn: usize) -> usize {
+        let mut best = turn;
+        let mut best_at = u64::MAX;
+        for (d, die) in self.die.iter().enumerate().skip(turn) {
+            let at = die.free_at();
+            if at < best_at {
+                best = d;
+                best_at = at;
+            }
+        }
+        for (d, die) in self.die.iter().enumerate().take(turn) {
+            let at = die.free_at();
+            if at < best_at {
+                best = d;
+                best_at = at;
+            }
+        }
+        best
     }
 
     /// Discards the logical pages wholly inside `[offset, offset + len)` (and what was read
