@@ -19,6 +19,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -26,15 +27,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def cpu_seconds(binary, lab):
     """Runs `binary run` in `lab` on core 0; returns its CPU time (user + system)."""
     shutil.rmtree(os.path.join(lab, "results"), ignore_errors=True)
-    child = subprocess.Popen(
-        ["taskset", "-c", "0", binary, "run"],
-        cwd=lab,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(child.pid, 0)
-    if status != 0:
-        sys.exit(f"{binary} run failed in {lab}: {child.stderr.read().decode()}")
+    # Its messages to a file, not a pipe nobody reads while it runs.
+    with tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(
+            ["taskset", "-c", "0", binary, "run"],
+            cwd=lab,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        if status != 0:
+            err.seek(0)
+            sys.exit(f"{binary} run failed in {lab}: {err.read().decode(errors='replace')}")
     return usage.ru_utime + usage.ru_stime
 
 
@@ -65,6 +69,13 @@ def main():
     a.add_argument("--work", default="/tmp/roundup-sim-speed-ab")
     args = a.parse_args()
     drives = args.drive or ["intel-x25m-g2-160", "ocz-vertex-le-100"]
+    for binary in [args.before_bin, args.after_bin]:
+        if not os.access(binary, os.X_OK):
+            sys.exit(f"{binary}: not an executable (build roundup first)")
+    for folder in [args.before_drives, args.after_drives]:
+        for drive in drives:
+            if not os.path.isfile(os.path.join(folder, f"{drive}.yaml")):
+                sys.exit(f"{folder}: no drive file {drive}.yaml")
     for samples in ["histogram", "raw"]:
         for drive in drives:
             before = lab(args.work, "before", args.before_drives, drive, samples)
