@@ -652,9 +652,9 @@ impl SsdSim {
         // last page arrives: that write and those behind it wait for the whole stripe's.
         // The share of it spent when the write's last page is programmed waits for that.
         self.combined += len.div_ceil(p.page);
-        at += p.write_overhead - p.write_deferred;
+        at += p.write_overhead;
         if self.combined >= p.combine {
-            at += self.combined * (p.page_overhead - p.page_deferred);
+            at += self.combined * p.page_overhead;
             self.combined = 0;
         }
         let deferred = p.write_deferred + len.div_ceil(p.page) * p.page_deferred;
@@ -1066,8 +1066,7 @@ impl SsdSim {
         }
         // A stripe begun is written out: its pages' work done.
         if self.combined > 0 {
-            let page_work = self.p.page_overhead - self.p.page_deferred;
-            self.ctrl = self.ctrl.max(self.clock) + self.combined * page_work;
+            self.ctrl = self.ctrl.max(self.clock) + self.combined * self.p.page_overhead;
             self.combined = 0;
         }
         let busy = [self.ctrl, self.link_out, self.link_in.end()]

@@ -10,9 +10,12 @@ use super::ecc::Ecc;
 pub(super) struct Params {
     pub(super) link_ns_per_byte: f64,
     pub(super) command: u64,
+    /// Controller time per write command, the part spent as the write comes in (the rest
+    /// is `write_deferred`).
     pub(super) write_overhead: u64,
     pub(super) read_overhead: u64,
-    /// Controller time per page of data a write carries.
+    /// Controller time per page of data a write carries, the part spent as the write comes
+    /// in (the rest is `page_deferred`).
     pub(super) page_overhead: u64,
     /// Pages whose per-page work the controller does at once (1: each write's own).
     pub(super) combine: u64,
@@ -48,8 +51,8 @@ pub(super) struct Params {
     pub(super) t_erase: u64,
     /// Each host program's time × (1 ± up to this).
     pub(super) program_spread: f64,
-    /// The part of `write_overhead` and of `page_overhead` spent when a write's program
-    /// ends (the rest as it comes in).
+    /// The parts of the drive file's `write_overhead` and `page_overhead` spent when a
+    /// write's program ends (`completion_share`).
     pub(super) write_deferred: u64,
     pub(super) page_deferred: u64,
     /// Page reads' bit errors and their correction, if modelled.
@@ -121,12 +124,14 @@ impl Params {
         let block = s.page.0 * pages_per_block;
         let write_overhead = fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0);
         let page_overhead = fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0);
+        let (write_deferred, page_deferred) =
+            (deferred(s, write_overhead), deferred(s, page_overhead));
         Params {
             link_ns_per_byte: 1e9 / s.link_rate.0,
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
-            write_overhead,
+            write_overhead: write_overhead - write_deferred,
             read_overhead: s.read_overhead.map_or(0, |d| d.0),
-            page_overhead,
+            page_overhead: page_overhead - page_deferred,
             combine: if s.combine_writes {
                 dies as u64 * planes
             } else {
@@ -165,8 +170,8 @@ impl Params {
             }),
             t_erase: s.erase.0,
             program_spread: s.program_spread.unwrap_or(0.2),
-            write_deferred: deferred(s, write_overhead),
-            page_deferred: deferred(s, page_overhead),
+            write_deferred,
+            page_deferred,
             buffer: s.buffer.0,
             remap: s.remap,
             remap_cost: fw.remap_cost.or(s.remap_cost).map_or(0, |d| d.0),
