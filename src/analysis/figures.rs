@@ -30,6 +30,8 @@ pub struct Bar {
     pub iops: f64,
     /// Mean latency, µs (mean over repeats).
     pub lat_mean_us: f64,
+    /// Median (50th percentile) latency, µs (mean over repeats).
+    pub lat_p50_us: f64,
     /// 99th percentile latency, µs (mean over repeats).
     pub lat_p99_us: f64,
     /// 99.9th percentile latency, µs (mean over repeats).
@@ -221,6 +223,7 @@ fn bar(drive: String, drive_name: String, f: &TestFigures, runs: &[&JobSummary])
         iops: shown(&|s| s.iops),
         fill: runs.iter().find_map(|s| s.fill.clone()),
         lat_mean_us: shown(&|s| s.lat_mean_us),
+        lat_p50_us: shown(&|s| s.lat_p50_us),
         lat_p99_us: shown(&|s| s.lat_p99_us),
         lat_p999_us: shown(&|s| s.lat_p999_us),
         lat_p9999_us: runs

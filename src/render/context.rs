@@ -37,8 +37,9 @@ pub(super) type LatencyColumn = (&'static str, &'static str, fn(&Bar) -> Option<
 
 /// The latency columns of a bar chart's table; the 99.99th and 99.9999th percentiles only
 /// where some drive's runs had the I/Os for them (10,000 and 1,000,000).
-pub(super) const LATENCY_COLUMNS: [LatencyColumn; 6] = [
+pub(super) const LATENCY_COLUMNS: [LatencyColumn; 7] = [
     ("Mean latency", "lat_mean_us", |b| Some(b.lat_mean_us)),
+    ("Median", "lat_p50_us", |b| Some(b.lat_p50_us)),
     ("99th percentile", "lat_p99_us", |b| Some(b.lat_p99_us)),
     ("99.9th percentile", "lat_p999_us", |b| Some(b.lat_p999_us)),
     ("99.99th percentile", "lat_p9999_us", |b| b.lat_p9999_us),

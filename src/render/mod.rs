@@ -226,9 +226,9 @@ mod tests {
         // The mean is the figure column; it is not repeated among the latencies.
         assert_eq!(
             ctx.latency_heads,
-            ["99th percentile", "99.9th percentile", "Maximum"]
+            ["Median", "99th percentile", "99.9th percentile", "Maximum"]
         );
-        assert_eq!(ctx.rows[0].latencies.len(), 3);
+        assert_eq!(ctx.rows[0].latencies.len(), 4);
         let f = TestFigures {
             metric: "mb_per_s".into(),
             better: "higher".into(),
@@ -236,7 +236,7 @@ mod tests {
         };
         let ctx = chart_ctx(&f, "slot", None, None, &mut Report::default(), "suites/s").unwrap();
         assert_eq!(ctx.value_head, "MB/s");
-        assert_eq!(ctx.latency_heads.len(), 4);
+        assert_eq!(ctx.latency_heads.len(), 5);
         assert_eq!(ctx.rows[1].latencies[0], "381 ms");
     }
 

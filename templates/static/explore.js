@@ -310,7 +310,7 @@
 
   const COLUMNS = [
     ["drive", "Drive"], ["firmware", "Firmware"], ["value", null],
-    ["mean", "Mean latency"], ["p99", "99th percentile"], ["p999", "99.9th percentile"], ["max", "Maximum latency"],
+    ["mean", "Mean latency"], ["p50", "Median"], ["p99", "99th percentile"], ["p999", "99.9th percentile"], ["max", "Maximum latency"],
   ];
 
   function rowsOf(variant, bars, scale) {
@@ -318,8 +318,8 @@
       const d = drives.get(b.key);
       return {
         key: b.key, highlight: b.key === state.drives[0],
-        sortKeys: { drive: d.name, firmware: d.firmware, value: b.value, mean: b.mean, p99: b.p99, p999: b.p999, max: b.max },
-        cells: [d.name, d.firmware, figure(scale.at(b.value)) + " " + scale.unit, latency(b.mean), latency(b.p99), latency(b.p999), latency(b.max)],
+        sortKeys: { drive: d.name, firmware: d.firmware, value: b.value, mean: b.mean, p50: b.p50, p99: b.p99, p999: b.p999, max: b.max },
+        cells: [d.name, d.firmware, figure(scale.at(b.value)) + " " + scale.unit, latency(b.mean), latency(b.p50), latency(b.p99), latency(b.p999), latency(b.max)],
       };
     });
   }
