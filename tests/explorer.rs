@@ -82,11 +82,13 @@ fn the_explorer_compares_any_drives_on_any_test_in_a_real_browser() {
         }
     };
     // What the explorer must show for alpha and beta on the 4 KiB random write: the figures
-    // `summary --json` gives (MB/s, one repeat), printed as the site prints them.
+    // `summary --json` gives (MB/s and the median latency, one repeat), printed as the site
+    // prints them.
     let charts: Vec<serde_json::Value> = ["data-compressible", "data-incompressible"]
         .iter()
         .map(|variant| {
             let mut figures = serde_json::Map::new();
+            let mut medians = serde_json::Map::new();
             for id in ["alpha", "beta"] {
                 let r = rows
                     .iter()
@@ -101,8 +103,15 @@ fn the_explorer_compares_any_drives_on_any_test_in_a_real_browser() {
                     name(id),
                     roundup::units::figure(r["mb_per_s"].as_f64().unwrap()).into(),
                 );
+                let p50 = r["lat_p50_us"].as_f64().unwrap();
+                let median = if p50 >= 1000.0 {
+                    format!("{} ms", roundup::units::figure(p50 / 1000.0))
+                } else {
+                    format!("{} µs", roundup::units::figure(p50))
+                };
+                medians.insert(name(id), median.into());
             }
-            serde_json::json!({"variant": variant, "figures": figures})
+            serde_json::json!({"variant": variant, "figures": figures, "medians": medians})
         })
         .collect();
     let drives: Vec<serde_json::Value> = [

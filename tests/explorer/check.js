@@ -99,6 +99,8 @@ const charts = (page) =>
         assert(chart.values[i] === fig, `${chart.variant} ${name}: chart shows ${chart.values[i]}, summary --json gives ${fig}`);
         const row = chart.rows.find((r) => r[0] === name);
         assert(row && row[2].startsWith(fig + " "), `${chart.variant} ${name}: table shows ${row && row[2]}, expected ${fig}`);
+        // Drive, firmware, the figure, the mean latency, then the median.
+        assert(row[4] === want.medians[name], `${chart.variant} ${name}: median shows ${row[4]}, summary --json gives ${want.medians[name]}`);
       }
     }
     assert((await page.$("p.draft")) !== null, "two drives: the drafted comparison sentence");
