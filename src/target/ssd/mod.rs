@@ -560,13 +560,12 @@ impl SsdSim {
             last,
             count: last - first + 1,
         };
-        let read_overhead = p.read_overhead;
         self.handle_completions_before(arrived);
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
         match req.op {
             Op::Read => {
-                let at = at + read_overhead;
+                let at = at + self.p.read_overhead;
                 self.ctrl = at;
                 Ok(self.serve_read(req, span, at))
             }
