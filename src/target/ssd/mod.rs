@@ -645,18 +645,19 @@ impl SsdSim {
         self.stats.host_bytes += len;
         // What was read ahead may be overwritten.
         self.ahead.clear();
-        // Each page of data the write carries costs the controller its map entry
-        // and ECC (an unaligned 4 KiB write is one page of data, remapped, not two).
+        // Each page of data the write carries (or unit, `page_overhead_unit`) costs the
+        // controller its map entry and ECC (an unaligned 4 KiB write is one page of data,
+        // remapped, not two).
         // A controller that combines them does it a stripe at a time, when the stripe's
         // last page arrives: that write and those behind it wait for the whole stripe's.
         // The share of it spent when the write's last page is programmed waits for that.
-        self.combined += len.div_ceil(p.page);
+        self.combined += len.div_ceil(p.overhead_unit);
         at += p.write_overhead;
         if self.combined >= p.combine {
             at += self.combined * p.page_overhead;
             self.combined = 0;
         }
-        let deferred = p.write_deferred + len.div_ceil(p.page) * p.page_deferred;
+        let deferred = p.write_deferred + len.div_ceil(p.overhead_unit) * p.page_deferred;
         if p.small_write_gap > 0 && len < 16 * 1024 {
             at = at.max(self.next_small_write);
             self.next_small_write = at + p.small_write_gap;

@@ -17,7 +17,9 @@ pub(super) struct Params {
     /// Controller time per page of data a write carries, the part spent as the write comes
     /// in (the rest is `page_deferred`).
     pub(super) page_overhead: u64,
-    /// Pages whose per-page work the controller does at once (1: each write's own).
+    /// The data `page_overhead` is spent on: the page, or the controller's smaller unit.
+    pub(super) overhead_unit: u64,
+    /// Units whose per-unit work the controller does at once (1: each write's own).
     pub(super) combine: u64,
     /// Writes wait in the buffer until it is full, then it is written out whole.
     pub(super) flush_buffer: bool,
@@ -124,6 +126,7 @@ impl Params {
         let block = s.page.0 * pages_per_block;
         let write_overhead = fw.write_overhead.or(s.write_overhead).map_or(0, |d| d.0);
         let page_overhead = fw.page_overhead.or(s.page_overhead).map_or(0, |d| d.0);
+        let overhead_unit = s.page_overhead_unit.map_or(s.page.0, |u| u.0);
         let (write_deferred, page_deferred) =
             (deferred(s, write_overhead), deferred(s, page_overhead));
         Params {
@@ -132,8 +135,9 @@ impl Params {
             write_overhead: write_overhead - write_deferred,
             read_overhead: s.read_overhead.map_or(0, |d| d.0),
             page_overhead: page_overhead - page_deferred,
+            overhead_unit,
             combine: if s.combine_writes {
-                dies as u64 * planes
+                dies as u64 * planes * (s.page.0 / overhead_unit)
             } else {
                 1
             },

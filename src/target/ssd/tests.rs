@@ -725,6 +725,41 @@ fn the_controller_pays_per_write_and_per_page_of_data() {
 }
 
 #[test]
+fn a_controller_pays_per_unit_of_data_where_its_unit_is_smaller_than_the_page() {
+    // 8 KiB pages: by default the controller's time is a page's, so 128 KiB is 16 pages of
+    // it; with a 4 KiB unit (a controller fitted on 4 KiB pages carried to 8 KiB ones) it
+    // is 32, and a 4 KiB write still one.
+    let took = |extra: &str, len: u32| {
+        let yaml = small_yaml("greedy", false)
+            .replace("  page: 4KiB\n", "  page: 8KiB\n")
+            .replace("  pages_per_block: 32\n", "  pages_per_block: 16\n");
+        let mut sim = from_yaml(&(yaml + extra));
+        let req = IoRequest {
+            seq: 0,
+            op: Op::Write,
+            offset: 0,
+            len,
+        };
+        sim.serve(0, &req, None).unwrap()
+    };
+    let extra =
+        |unit: &str, len| took(&format!("  page_overhead: 20us\n{unit}"), len) - took(unit, len);
+    let unit = "  page_overhead_unit: 4KiB\n";
+    assert_eq!(extra("", 128 << 10), 16 * 20_000, "16 pages of 128 KiB");
+    assert_eq!(extra(unit, 128 << 10), 32 * 20_000, "32 units of 128 KiB");
+    assert_eq!(extra("", 4096), 20_000, "half a page");
+    assert_eq!(extra(unit, 4096), 20_000, "one unit");
+    for bad in ["3KiB", "16KiB", "256B"] {
+        let yaml = small_yaml("greedy", false) + &format!("  page_overhead_unit: {bad}\n");
+        let e = refusal(&yaml);
+        assert!(
+            e.contains("ssd.page_overhead_unit: expected a divisor of the page"),
+            "{bad}: {e}"
+        );
+    }
+}
+
+#[test]
 fn a_controller_that_takes_its_time_per_read_bounds_the_reads_of_many_dies() {
     // 64 reads of pages written over 4 dies, asked for at once: the dies read four at a
     // time; with 100 µs of the controller's a read, the controller is the bound.
