@@ -105,9 +105,10 @@ pub struct SsdSpec {
     #[serde(default)]
     pub page_overhead: Option<Duration>,
     /// The data `page_overhead` is spent on (default: the page). A controller whose work is
-    /// per unit of its map and ECC, not per NAND page, set 4 KiB where its NAND's pages are
-    /// larger (the Marvell 88SS9174's figures, fitted on the C300's 4 KiB pages, carried to
-    /// the m4's 8 KiB ones). A divisor of the page. Absent from the plan hash when unset.
+    /// per unit of its map and ECC rather than per NAND page sets 4 KiB where its NAND's
+    /// pages are larger (the Marvell 88SS9174's time, fitted on the C300's 4 KiB pages,
+    /// carried to the m4's 8 KiB ones). A divisor of the page. Absent from the plan hash
+    /// when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_overhead_unit: Option<Size>,
     /// The controller combines small writes into a stripe (a page for every die and plane)
