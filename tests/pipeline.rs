@@ -665,16 +665,17 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
             "free" => assert!(iops > 4000.0, "{r}"),
             "paced" if r["drive"] == "by-fio" => {
                 // fio paces its own jobs: it is given the rate (the job file, which is
-                // what roundup writes) and never runs above it. How far it falls behind is
-                // the machine's and fio's (1911 and 1963 of 2000 seen in CI, 1470 beside a
-                // test filling a 4 TB simulated drive, 294 once beside this binary's other
-                // tests), so no lower bound is asserted here.
+                // what roundup writes) and keeps to it within a few percent (3% allowed,
+                // as for the MB/s rate below, where 1.4% over was seen). How far it falls
+                // behind is the machine's and fio's (1911 and 1963 of 2000 seen in CI, 1470
+                // beside a test filling a 4 TB simulated drive, 294 once beside this
+                // binary's other tests), so no lower bound is asserted here.
                 let job = fs::read_to_string(lab.path().join(
                     "results/drive=by-fio/firmware=unknown/suite=r/test=paced/variant=base/repeat=1/job.fio",
                 ))
                 .unwrap();
                 assert!(job.contains("rate_iops=2000\n"), "{job}");
-                assert!(iops < 2020.0 && iops > 0.0, "by-fio: {iops} IOPS");
+                assert!(iops < 2060.0 && iops > 0.0, "by-fio: {iops} IOPS");
                 seen += 1;
             }
             "paced" if r["drive"] == "sim-a" => {
