@@ -657,6 +657,13 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
     let out = lab.roundup(&["summary", "--json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
     let drives = if fio { 3 } else { 2 };
+    // The job file roundup wrote for fio's drive.
+    let fio_job = |test: &str| {
+        fs::read_to_string(lab.path().join(format!(
+            "results/drive=by-fio/firmware=unknown/suite=r/test={test}/variant=base/repeat=1/job.fio"
+        )))
+        .unwrap()
+    };
     let mut seen = 0;
     for r in &rows {
         let (iops, mb) = (r["iops"].as_f64().unwrap(), r["mb_per_s"].as_f64().unwrap());
@@ -670,10 +677,7 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
                 // behind is the machine's and fio's (1911 and 1963 of 2000 seen in CI, 1470
                 // beside a test filling a 4 TB simulated drive, 294 once beside this
                 // binary's other tests), so no lower bound is asserted here.
-                let job = fs::read_to_string(lab.path().join(
-                    "results/drive=by-fio/firmware=unknown/suite=r/test=paced/variant=base/repeat=1/job.fio",
-                ))
-                .unwrap();
+                let job = fio_job("paced");
                 assert!(job.contains("rate_iops=2000\n"), "{job}");
                 assert!(iops < 2060.0 && iops > 0.0, "by-fio: {iops} IOPS");
                 seen += 1;
@@ -703,10 +707,7 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
                 // fio's own rate control, two jobs of 10 MB/s each over one second, runs
                 // a little ahead of the rate at times (20.28 MB/s seen in CI once, from
                 // the first submission to the last completion): 3% is allowed it.
-                let job = fs::read_to_string(lab.path().join(
-                    "results/drive=by-fio/firmware=unknown/suite=r/test=paced-mb/variant=base/repeat=1/job.fio",
-                ))
-                .unwrap();
+                let job = fio_job("paced-mb");
                 assert!(job.contains("rate=10000000\n"), "{job}");
                 assert!(mb < 20.6 && mb > 0.0, "by-fio: {mb} MB/s");
                 seen += 1;
