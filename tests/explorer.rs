@@ -103,12 +103,7 @@ fn the_explorer_compares_any_drives_on_any_test_in_a_real_browser() {
                     name(id),
                     roundup::units::figure(r["mb_per_s"].as_f64().unwrap()).into(),
                 );
-                let p50 = r["lat_p50_us"].as_f64().unwrap();
-                let median = if p50 >= 1000.0 {
-                    format!("{} ms", roundup::units::figure(p50 / 1000.0))
-                } else {
-                    format!("{} µs", roundup::units::figure(p50))
-                };
+                let median = roundup::render::latency(r["lat_p50_us"].as_f64().unwrap());
                 medians.insert(name(id), median.into());
             }
             serde_json::json!({"variant": variant, "figures": figures, "medians": medians})

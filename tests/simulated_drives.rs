@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::fs;
 
-use common::{repo_drive_file as drive_file, stderr, TestLab};
+use common::{repo_drive_file as drive_file, repo_suite_file, stderr, TestLab};
 
 /// Drive `id`'s file with each `(from, to)` edit made; every `from` must be in it, so an
 /// edit the drive file no longer matches fails the test instead of testing the drive as is.
@@ -793,12 +793,10 @@ fn capacity_siblings_keep_the_published_share_of_their_parents() {
     // (suites/capacity-specs.yaml) and the sibling's share of each figure is compared with
     // the published one.
     let lab = TestLab::new();
-    let suite = fs::read_to_string(format!(
-        "{}/suites/capacity-specs.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    lab.write("suites/capacity-specs.yaml", &suite);
+    lab.write(
+        "suites/capacity-specs.yaml",
+        &repo_suite_file("capacity-specs"),
+    );
     for s in SIBLINGS {
         let derived = drive_edited(s.parent, s.edits);
         assert_eq!(
@@ -865,12 +863,7 @@ fn every_ssds_latencies_spread_as_the_docs_report() {
         }
         lab.write(&format!("drives/{id}.yaml"), &text);
     }
-    let suite = fs::read_to_string(format!(
-        "{}/suites/latency.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    lab.write("suites/latency.yaml", &suite);
+    lab.write("suites/latency.yaml", &repo_suite_file("latency"));
     let rows = run_rows(&lab);
     assert_eq!(rows.len(), 58, "29 SSDs, two tests each");
     let mut both = 0;

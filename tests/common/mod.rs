@@ -141,6 +141,12 @@ pub fn repo_drive_file(id: &str) -> String {
         .unwrap()
 }
 
+/// The text of suite `name`'s file in the repository's suites/.
+pub fn repo_suite_file(name: &str) -> String {
+    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("suites/{name}.yaml")))
+        .unwrap()
+}
+
 /// Says a test is skipped for want of a tool `.ci/run` installs (Chromium, fio, node's and
 /// Python's packages). Under `.ci/run`, which sets `ROUNDUP_TOOLS_INSTALLED`, the tool's
 /// absence fails the test instead: a skip there would pass having checked nothing.

@@ -651,13 +651,14 @@ impl SsdSim {
         // A controller that combines them does it a stripe at a time, when the stripe's
         // last page arrives: that write and those behind it wait for the whole stripe's.
         // The share of it spent when the write's last page is programmed waits for that.
-        self.combined += len.div_ceil(p.overhead_unit);
+        let units = len.div_ceil(p.overhead_unit);
+        self.combined += units;
         at += p.write_overhead;
         if self.combined >= p.combine {
             at += self.combined * p.page_overhead;
             self.combined = 0;
         }
-        let deferred = p.write_deferred + len.div_ceil(p.overhead_unit) * p.page_deferred;
+        let deferred = p.write_deferred + units * p.page_deferred;
         if p.small_write_gap > 0 && len < 16 * 1024 {
             at = at.max(self.next_small_write);
             self.next_small_write = at + p.small_write_gap;
