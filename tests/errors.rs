@@ -154,6 +154,10 @@ fn simulated_drive_parameters_are_checked() {
         &["ssd.completion_share: expected a share of a write's controller time, 0 to 1, found 1.5"],
     );
     refused(
+        &fixed.replace("ssd:\n", "ssd:\n  read_spread: {fastest: 1.2, slowest: 1.5}\n"),
+        &["ssd.read_spread: expected the fastest read 0.5 to 1 and the slowest 1 to 3 times the typical one, found 1.2 and 1.5"],
+    );
+    refused(
         &fixed.replace("ssd:\n", "ssd:\n  upper_page_program: 0.5\n"),
         &["ssd.upper_page_program: expected an upper page's program time over a lower page's, 1 to 10, found 0.5"],
     );

@@ -455,7 +455,8 @@ fn tlc_page_types_spread_a_qd1_read_and_qlc_pages_mostly_sense_alike() {
     // 4 KiB random reads at QD1 over a filled 1 GiB: a TLC wordline's pages sense in 2, 3
     // and 2 steps, so two reads in three are fast and the p99 is a middle page's; the
     // balanced QLC code senses three pages of four in four steps, so the p50 is a slow page
-    // and the p99 close above it.
+    // and the p99 above it by what reads of one page type vary (`read_spread`), less than
+    // the TLC's page types spread theirs.
     let suite = "name: t\ntitle: t\nseed: 1\ntests:\n  - id: qd1\n    title: QD1\n    operation: read\n    pattern: random\n    block_size: 4KiB\n    span: 1GiB\n    queue_depth: 1\n    duration: 1s\n    precondition: {fill: 1}\n    metric: lat_mean_us\n";
     let drives = [
         "samsung-970-evo-plus-1tb",
@@ -482,7 +483,7 @@ fn tlc_page_types_spread_a_qd1_read_and_qlc_pages_mostly_sense_alike() {
         lat("crucial-p1-1tb", "lat_p99_us"),
     );
     assert!(
-        p99 < 1.1 * p50 && p50 > lat("crucial-p1-1tb", "lat_mean_us"),
+        p99 > 1.1 * p50 && p99 < 1.3 * p50 && p50 > lat("crucial-p1-1tb", "lat_mean_us"),
         "P1: p50 {p50}, p99 {p99}"
     );
 }

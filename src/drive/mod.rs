@@ -11,8 +11,8 @@ use crate::io::EngineChoice;
 mod ssd;
 use ssd::validate_ssd;
 pub use ssd::{
-    EccSpec, FtlKind, GcMode, GcPolicy, PlaneReads, SlcSpec, SsdFirmware, SsdHistory, SsdSpec,
-    SuspendSpec, MAX_PLANES,
+    EccSpec, FtlKind, GcMode, GcPolicy, PlaneReads, ReadSpreadSpec, SlcSpec, SsdFirmware,
+    SsdHistory, SsdSpec, SuspendSpec, MAX_PLANES,
 };
 
 /// A drive as written in `drives/ID.yaml`.

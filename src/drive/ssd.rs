@@ -24,6 +24,29 @@ pub struct EccSpec {
     pub retry: Option<f64>,
 }
 
+/// How a page read's sense time varies from one read of the same page to another
+/// (`ssd.read_spread`): triangular, from `fastest` to `slowest` times the typical (most
+/// common) read, scaled so that the mean stays the page type's time. Bates (PMC-Sierra,
+/// 2014) gives an MLC read 60 µs at least, 80 typically and 120 at most, "in part
+/// determined by the page index" (the page types) and the rest varying from read to read.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadSpreadSpec {
+    /// The fastest read, as a share of the typical one (at most 1).
+    pub fastest: f64,
+    /// The slowest read, as a share of the typical one (at least 1).
+    pub slowest: f64,
+}
+
+impl ReadSpreadSpec {
+    /// The default: Bates's range (0.75 to 1.5 of the typical read) less what MLC's page
+    /// types (0.8 and 1.2 of their mean) already span of it.
+    pub const DEFAULT: ReadSpreadSpec = ReadSpreadSpec {
+        fastest: 0.95,
+        slowest: 1.25,
+    };
+}
+
 /// Program and erase suspension (`ssd.suspend`): a read for a die that is programming or
 /// erasing suspends the operation at its next break point (every `step` of it: the end of
 /// a program pulse and its verify, a segment of an erase pulse), and the operation resumes
@@ -182,6 +205,11 @@ pub struct SsdSpec {
     /// hash when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program_spread: Option<f64>,
+    /// Reads' spread from one read of a page to the next (default
+    /// [`ReadSpreadSpec::DEFAULT`]; `{fastest: 1, slowest: 1}` for none). Absent from the
+    /// plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_spread: Option<ReadSpreadSpec>,
     /// The share of a write's controller time (`write_overhead` and `page_overhead`) spent
     /// when the program that holds its last page ends on its die (its map entries pointed at
     /// the page, its buffer released), whatever command the controller is serving then,
@@ -559,6 +587,16 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
         return Err(format!(
             "ssd.program_spread: expected a share of the program time, at least 0 and below \
              1, found {r}"
+        ));
+    }
+    if let Some(r) = s
+        .read_spread
+        .filter(|r| !(0.5..=1.0).contains(&r.fastest) || !(1.0..=3.0).contains(&r.slowest))
+    {
+        return Err(format!(
+            "ssd.read_spread: expected the fastest read 0.5 to 1 and the slowest 1 to 3 times \
+             the typical one, found {} and {}",
+            r.fastest, r.slowest
         ));
     }
     if let Some(r) = s.completion_share.filter(|r| !(0.0..=1.0).contains(r)) {

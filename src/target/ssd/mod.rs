@@ -108,6 +108,12 @@ struct NextProgram {
     native: bool,
 }
 
+/// A uniform draw in [0, 1) of 24 bits: the top of one word (what `rng::below(_, 1 << 24)`
+/// gives, without its multiply).
+fn uniform(rng: &mut rand_chacha::ChaCha8Rng) -> f64 {
+    (rand::RngCore::next_u64(rng) >> 40) as f64 / (1u64 << 24) as f64
+}
+
 /// The controller work a host program leaves for when it ends (`completion_share`).
 #[derive(Debug, Clone, Copy)]
 struct Completion {
@@ -144,6 +150,8 @@ pub struct SsdSim {
     errors: rand_chacha::ChaCha8Rng,
     /// The stream programs' pulse counts are drawn from.
     pulses: rand_chacha::ChaCha8Rng,
+    /// The stream reads' sense times are drawn from.
+    senses: rand_chacha::ChaCha8Rng,
     /// When host programs under way end, and the controller work each takes then, in the
     /// order they end (a program booked now mostly ends after those booked before it, so
     /// it goes in near the back).
@@ -248,6 +256,7 @@ impl SsdSim {
             upper_next: vec![false; p.dies],
             errors: crate::rng::stream(drive_seed, "bit errors"),
             pulses: crate::rng::stream(drive_seed, "program pulses"),
+            senses: crate::rng::stream(drive_seed, "read senses"),
             completions: Default::default(),
             scratch: Vec::new(),
             next_small_write: 0,
@@ -331,10 +340,16 @@ impl SsdSim {
         if s == 0.0 {
             return time;
         }
-        // A uniform draw of 24 bits: the top of one word (what `rng::below(_, 1 << 24)`
-        // gives, without its multiply).
-        let u = (rand::RngCore::next_u64(&mut self.pulses) >> 40) as f64 / (1u64 << 24) as f64;
+        let u = uniform(&mut self.pulses);
         (time as f64 * (1.0 + s * (2.0 * u - 1.0))) as u64
+    }
+
+    /// A read's sense time as it varies from read to read: `time` × the drive's spread.
+    fn sensed(&mut self, time: u64) -> u64 {
+        let Some(r) = self.p.read_spread else {
+            return time;
+        };
+        (time as f64 * r.factor(uniform(&mut self.senses))) as u64
     }
 
     /// Books `work` for the controller when a host program ends at `end`.
@@ -464,11 +479,13 @@ impl SsdSim {
     fn read_page(&mut self, page: Stored, ready: u64, bytes: u64) -> u64 {
         let p = &*self.p;
         let (d, ch) = (page.die, page.die % p.channels);
-        let t_read = p.t_read_types[page.kind];
+        let kind_time = p.t_read_types[page.kind];
         let independent = p.plane_reads == Some(PlaneReads::Independent);
         let mut at = ready;
         let mut first = true;
         loop {
+            let t_read = self.sensed(kind_time);
+            let p = &*self.p;
             let sensed = match p.plane_reads {
                 Some(PlaneReads::Independent) => self.die[d].start_plane(at, page.plane) + t_read,
                 // A read again is a sense of its own. Synchronous planes pair pages of any

@@ -53,6 +53,8 @@ pub(super) struct Params {
     pub(super) t_erase: u64,
     /// Each host program's time × (1 ± up to this).
     pub(super) program_spread: f64,
+    /// How a page read's sense time varies from read to read (none where it does not).
+    pub(super) read_spread: Option<ReadSpread>,
     /// The parts of the drive file's `write_overhead` and `page_overhead` spent when a
     /// write's program ends (`completion_share`).
     pub(super) write_deferred: u64,
@@ -174,6 +176,10 @@ impl Params {
             }),
             t_erase: s.erase.0,
             program_spread: s.program_spread.unwrap_or(0.2),
+            read_spread: ReadSpread::of(
+                s.read_spread
+                    .unwrap_or(crate::drive::ReadSpreadSpec::DEFAULT),
+            ),
             write_deferred,
             page_deferred,
             buffer: s.buffer.0,
@@ -194,5 +200,38 @@ impl Params {
     }
     pub(super) fn block_bytes(&self) -> u64 {
         self.page * self.pages_per_block
+    }
+}
+
+/// A read's sense time as a multiple of its page type's mean: triangular from `fastest` to
+/// `slowest` with its mode at 1 (the typical read), divided by the triangle's mean.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ReadSpread {
+    fastest: f64,
+    slowest: f64,
+    mean: f64,
+}
+
+impl ReadSpread {
+    /// None where every read of a page takes the same time.
+    fn of(r: crate::drive::ReadSpreadSpec) -> Option<ReadSpread> {
+        (r.slowest > r.fastest).then(|| ReadSpread {
+            fastest: r.fastest,
+            slowest: r.slowest,
+            mean: (r.fastest + 1.0 + r.slowest) / 3.0,
+        })
+    }
+
+    /// The multiple for a uniform draw `u` in [0, 1), by inverting the triangle's
+    /// cumulative share (`libm`'s square root: the same on every platform).
+    pub(super) fn factor(&self, u: f64) -> f64 {
+        let (a, b) = (self.fastest, self.slowest);
+        let below = (1.0 - a) / (b - a);
+        let x = if u < below {
+            a + libm::sqrt(u * (b - a) * (1.0 - a))
+        } else {
+            b - libm::sqrt((1.0 - u) * (b - a) * (b - 1.0))
+        };
+        x / self.mean
     }
 }

@@ -40,7 +40,7 @@ fn read_alone(sim: &mut SsdSim, lpn: u64, seq: u64) -> u64 {
 /// The drive file of a small page-mapped SSD: 2 channels of 2 dies, 256 MiB.
 fn small_yaml(policy: &str, aged: bool) -> String {
     format!(
-        "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  gc_policy: {policy}\n  remap: true\n  aged: {aged}\n"
+        "id: small\nvendor: Acme\nmodel: Small\ncapacity: 256MiB\nssd:\n  link_rate: 280MB/s\n  command_overhead: 10us\n  channels: 2\n  dies_per_channel: 2\n  channel_rate: 40MB/s\n  page: 4KiB\n  pages_per_block: 32\n  read: 50us\n  read_spread: {{fastest: 1, slowest: 1}}\n  program: 900us\n  erase: 3500us\n  raw_capacity: 288MiB\n  buffer: 256KiB\n  ftl: page\n  gc_policy: {policy}\n  remap: true\n  aged: {aged}\n"
     )
 }
 
@@ -360,6 +360,51 @@ fn an_upper_page_reads_longer_than_a_lower_one_around_the_mean() {
     // Without the ratio both take `read`.
     let plain = drive_aged("greedy", false);
     assert_eq!(plain.p.t_read_types, [50_000, 50_000, 0, 0]);
+}
+
+#[test]
+fn reads_of_a_page_vary_from_read_to_read_around_its_mean() {
+    let spread = |fastest: &str| {
+        small_yaml("greedy", false).replace(
+            "read_spread: {fastest: 1, slowest: 1}",
+            &format!("read_spread: {{fastest: {fastest}, slowest: 1.5}}"),
+        )
+    };
+    let reads = |yaml: &str| {
+        let mut sim = from_yaml(yaml);
+        write(&mut sim, 0, 0);
+        sim.settle().unwrap();
+        let mut l: Vec<u64> = (0..4000).map(|i| read_alone(&mut sim, 0, 1 + i)).collect();
+        l.sort_unstable();
+        l
+    };
+    let plain = reads(&small_yaml("greedy", false));
+    assert_eq!(plain[0], plain[3999], "no spread: one latency");
+    // Bates's MLC read: 60, 80 and 120 µs at least, typically and at most (0.75, 1, 1.5 of
+    // the typical read), scaled to the file's 50 µs mean: 34.6 to 69.2 µs, mostly near 46.
+    let l = reads(&spread("0.75"));
+    let mean = l.iter().sum::<u64>() as f64 / l.len() as f64;
+    let base = plain[0] as f64 - 50_000.0;
+    assert!(
+        (mean - plain[0] as f64).abs() < 500.0,
+        "mean {mean} against {}",
+        plain[0]
+    );
+    assert!(
+        l[0] as f64 >= base + 34_600.0 && (l[0] as f64) < base + 37_000.0,
+        "{}",
+        l[0]
+    );
+    assert!(
+        l[3999] as f64 <= base + 69_300.0 && l[3999] as f64 > base + 64_000.0,
+        "{}",
+        l[3999]
+    );
+    // Skewed as the reads are: the slowest hundredth well above the median.
+    let (p50, p99) = (l[2000] as f64 - base, l[3960] as f64 - base);
+    assert!(p99 > 1.25 * p50, "sense p50 {p50} p99 {p99}");
+    // The same drive draws the same times.
+    assert_eq!(l, reads(&spread("0.75")));
 }
 
 /// The small drive as TLC: page types by `read_senses`, and `extra` lines.
