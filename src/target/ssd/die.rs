@@ -200,9 +200,9 @@ impl Die {
     /// Where planes read together: when the page on `plane` of `wordline` (`None`: of any
     /// wordline, where the planes' page addresses may differ), asked for at `ready`, is
     /// sensed: by the last sense if that reads the same wordline (or any) and started
-    /// with this read already asked for (a multi-plane read), else by a sense of `t_read`
-    /// of its own, started as [`Die::start`] starts one. The caller books the page's
-    /// transfer with [`Die::book`].
+    /// with this read already asked for (a multi-plane read), and not before its own
+    /// `t_read` from that sense's start, else by a sense of `t_read` of its own, started as
+    /// [`Die::start`] starts one. The caller books the page's transfer with [`Die::book`].
     pub(super) fn sense_together(
         &mut self,
         ready: u64,
@@ -217,6 +217,10 @@ impl Die {
             .filter(|s| s.wordline == wordline && ready <= s.start && s.planes & bit == 0)
         {
             s.planes |= bit;
+            // The planes sense together until the slowest is done: this page's data is not
+            // there before its own sense ends (a page asked for earlier in the same sense
+            // keeps the end it was given).
+            s.sensed = s.sensed.max(s.start + t_read);
             return s.sensed;
         }
         let start = self.start_read(ready);

@@ -1376,3 +1376,21 @@ fn a_writes_deferred_work_holds_the_command_the_controller_serves_when_its_progr
     let third = write(&mut sim, 8192, 2) - (end + 200_000);
     assert_eq!(third, first);
 }
+
+#[test]
+fn planes_that_sense_together_end_with_the_slowest() {
+    // Two pages of one die asked for together, on two planes: the second (a slower page
+    // type, or a slower draw) joins the sense the first started and is not there before
+    // its own sense time, nor sooner than the first.
+    let mut die = super::die::Die::suspending(None);
+    let first = die.sense_together(1_000, None, 0, 40_000);
+    assert_eq!(first, 41_000);
+    let second = die.sense_together(1_000, None, 1, 60_000);
+    assert_eq!(second, 61_000, "the slower plane's sense ends the pair's");
+    // A third plane's faster page ends with the pair, not before it.
+    assert_eq!(die.sense_together(1_000, None, 2, 30_000), 61_000);
+    // One asked for after the sense started waits for a sense of its own, after the
+    // pair's transfers the caller booked.
+    die.book(70_000);
+    assert_eq!(die.sense_together(2_000, None, 3, 30_000), 100_000);
+}
