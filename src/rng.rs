@@ -1,7 +1,7 @@
 //! Seeded random streams, the same on every machine and with every version of the `rand`
 //! crates: every stream is a ChaCha8 generator (its output is specified and portable) keyed
 //! by SHA-256 of a seed and the stream's name, and every draw from it goes through
-//! [`below`], our own unbiased range reduction. Plans derive job seeds here
+//! [`below`], our own unbiased range reduction, or [`fraction`]. Plans derive job seeds here
 //! ([`derive_seed`]); workloads, trace generation and the simulated drives draw from it.
 
 use rand::{RngCore, SeedableRng};
@@ -39,6 +39,12 @@ pub fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
         }
     }
     (m >> 64) as u64
+}
+
+/// A uniform draw from [0, 1) of 24 bits: the top of one word (what `below(_, 1 << 24)`
+/// gives, without its multiply), for the simulated drives' per-operation draws.
+pub fn fraction(rng: &mut ChaCha8Rng) -> f64 {
+    (rng.next_u64() >> 40) as f64 / (1u64 << 24) as f64
 }
 
 #[cfg(test)]

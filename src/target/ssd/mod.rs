@@ -108,12 +108,6 @@ struct NextProgram {
     native: bool,
 }
 
-/// A uniform draw in [0, 1) of 24 bits: the top of one word (what `rng::below(_, 1 << 24)`
-/// gives, without its multiply).
-fn uniform(rng: &mut rand_chacha::ChaCha8Rng) -> f64 {
-    (rand::RngCore::next_u64(rng) >> 40) as f64 / (1u64 << 24) as f64
-}
-
 /// The controller work a host program leaves for when it ends (`completion_share`).
 #[derive(Debug, Clone, Copy)]
 struct Completion {
@@ -340,7 +334,7 @@ impl SsdSim {
         if s == 0.0 {
             return time;
         }
-        let u = uniform(&mut self.pulses);
+        let u = crate::rng::fraction(&mut self.pulses);
         (time as f64 * (1.0 + s * (2.0 * u - 1.0))) as u64
     }
 
@@ -349,7 +343,7 @@ impl SsdSim {
         let Some(r) = self.p.read_spread else {
             return time;
         };
-        (time as f64 * r.factor(uniform(&mut self.senses))) as u64
+        (time as f64 * r.factor(crate::rng::fraction(&mut self.senses))) as u64
     }
 
     /// Books `work` for the controller when a host program ends at `end`.
