@@ -253,6 +253,16 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         board.contains("<td>B2 (current)</td><td class=\"num\">"),
         "{board}"
     );
+    // Its table has the latency columns of the chart's own table: the distribution, not
+    // only the mean and the maximum.
+    for head in [
+        "Mean latency",
+        "Median",
+        "99th percentile",
+        "99.9th percentile",
+    ] {
+        assert!(board.contains(&format!(">{head}</th>")), "{head}: {board}");
+    }
     assert!(index
         .replace("&#x2F;", "/")
         .contains("leaderboards/tiny/random-write-4k.html"));

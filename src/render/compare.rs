@@ -9,8 +9,10 @@ use crate::error::Result;
 use crate::units::figure;
 
 use super::chart::{BarChart, BarItem};
-use super::context::{test_title, ChartCtx, DriveRow, Figure, TableCtx, TableRow};
-use super::format::{direction, figures_text, latency, Scale};
+use super::context::{
+    latency_cells, latency_columns, test_title, ChartCtx, DriveRow, Figure, TableCtx, TableRow,
+};
+use super::format::{direction, figures_text, Scale};
 use super::output::sentence_case;
 use super::{RenderError, Report};
 
@@ -219,6 +221,7 @@ pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars
         }
     };
     let is_current = |drive: &str, fw: &str| current.get(drive).is_some_and(|c| c == fw);
+    let columns = latency_columns(f);
     let label = |b: &crate::analysis::Bar| {
         if is_current(&b.drive, &b.firmware) {
             b.drive_name.clone()
@@ -244,25 +247,18 @@ pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars
         },
         table: TableCtx {
             caption: format!("{}: every drive and firmware, ranked", test_title(f)),
-            head: [
-                "Rank",
-                "Drive",
-                "Firmware",
-                scale.unit,
-                "Of the leader",
-                "Mean latency",
-                "99th percentile",
-                "Maximum",
-                "Runs",
-            ]
-            .map(String::from)
-            .to_vec(),
+            head: ["Rank", "Drive", "Firmware", scale.unit, "Of the leader"]
+                .into_iter()
+                .chain(columns.iter().map(|(head, _, _)| *head))
+                .chain(["Runs"])
+                .map(String::from)
+                .collect(),
             rows: f
                 .bars
                 .iter()
                 .enumerate()
                 .map(|(i, b)| TableRow {
-                    cells: vec![
+                    cells: [
                         (i + 1).to_string(),
                         b.drive_name.clone(),
                         if is_current(&b.drive, &b.firmware) {
@@ -272,11 +268,11 @@ pub(super) fn board(f: &TestFigures, current: &BTreeMap<String, String>) -> Bars
                         },
                         scale.show(b.value),
                         share(b.value),
-                        latency(b.lat_mean_us),
-                        latency(b.lat_p99_us),
-                        latency(b.lat_max_us),
-                        b.repeats.to_string(),
-                    ],
+                    ]
+                    .into_iter()
+                    .chain(latency_cells(&columns, b))
+                    .chain([b.repeats.to_string()])
+                    .collect(),
                     highlight: false,
                 })
                 .collect(),

@@ -49,6 +49,24 @@ pub(super) const LATENCY_COLUMNS: [LatencyColumn; 7] = [
     ("Maximum", "lat_max_us", |b| Some(b.lat_max_us)),
 ];
 
+/// The latency columns of `f`'s tables (its chart's and its leaderboard's): all but the
+/// one the chart shows as its figure, and the rarest percentiles only where some drive's
+/// runs had the I/Os for them.
+pub(super) fn latency_columns(f: &TestFigures) -> Vec<LatencyColumn> {
+    LATENCY_COLUMNS
+        .into_iter()
+        .filter(|(_, key, of)| *key != f.metric && f.bars.iter().any(|b| of(b).is_some()))
+        .collect()
+}
+
+/// `b`'s figures under `columns`, formatted (– where its runs had too few I/Os).
+pub(super) fn latency_cells(columns: &[LatencyColumn], b: &Bar) -> Vec<String> {
+    columns
+        .iter()
+        .map(|(_, _, of)| of(b).map_or("–".into(), latency))
+        .collect()
+}
+
 #[derive(Serialize)]
 pub(super) struct PairRow {
     pub(super) drive_name: String,
@@ -241,10 +259,7 @@ pub(super) fn chart_ctx(
     let better = direction(&f.better);
     let title = test_title(f);
     // Chosen once for the table: its headings and every row's cells.
-    let latency_columns: Vec<LatencyColumn> = LATENCY_COLUMNS
-        .into_iter()
-        .filter(|(_, key, of)| *key != f.metric && f.bars.iter().any(|b| of(b).is_some()))
-        .collect();
+    let latency_columns = latency_columns(f);
     let best = f.of_repeats == crate::workload::OfRepeats::Best;
     let of_runs = of_runs(f);
     let chart = BarChart {
@@ -288,10 +303,7 @@ pub(super) fn chart_ctx(
                 value: scale.show(b.value),
                 mean: best.then(|| scale.show(b.mean)),
                 repeats: b.repeats,
-                latencies: latency_columns
-                    .iter()
-                    .map(|(_, _, of)| of(b).map_or("–".into(), latency))
-                    .collect(),
+                latencies: latency_cells(&latency_columns, b),
                 highlight: highlight == Some(b.drive.as_str()),
             })
             .collect(),
