@@ -140,6 +140,14 @@ impl Die {
     /// end with [`Die::book`] (or [`Die::book_plane`]), which pushes the program back.
     pub(super) fn start_read(&mut self, ready: u64) -> u64 {
         self.sense = None;
+        self.start_again(ready)
+    }
+
+    /// When a page read again (a read retry) can start: as [`Die::start_read`], but the
+    /// sense the planes share goes on. The pages asked for before it started belong to it
+    /// whatever happens to one of them after: a retry of one page is a sense of that page
+    /// alone, which leaves the other planes' pages where that sense put them.
+    pub(super) fn start_again(&mut self, ready: u64) -> u64 {
         if let Some(s) = self.suspend_program(ready) {
             return s;
         }

@@ -488,6 +488,9 @@ impl SsdSim {
                     let wordline = (m == PlaneReads::Multi).then_some(page.wordline);
                     self.die[d].sense_together(at, wordline, page.plane, t_read)
                 }
+                // A retry does not part the planes that sense together: the pages of the
+                // request asked for with this one still join their sense.
+                _ if !first => self.die[d].start_again(at) + t_read,
                 _ => self.die[d].start_read(at) + t_read,
             };
             first = false;

@@ -1394,3 +1394,33 @@ fn planes_that_sense_together_end_with_the_slowest() {
     die.book(70_000);
     assert_eq!(die.sense_together(2_000, None, 3, 30_000), 100_000);
 }
+
+#[test]
+fn a_retry_does_not_part_the_planes_that_sense_together() {
+    // Four pages of one request, a plane each, asked for together: the second is read
+    // again (its decode failed) before the third and fourth are asked for, as a request's
+    // pages are served in turn. The retry is a sense of its own after the pair's
+    // transfers; the third and fourth still join the sense the four were asked for in.
+    let mut die = super::die::Die::suspending(None);
+    assert_eq!(die.sense_together(1_000, None, 0, 40_000), 41_000);
+    assert_eq!(die.sense_together(1_000, None, 1, 40_000), 41_000);
+    die.book(60_000);
+    let again = die.start_again(60_000);
+    assert_eq!(
+        again, 60_000,
+        "the retry waits for the die, not for a new sense"
+    );
+    die.book(again + 40_000 + 20_000);
+    assert_eq!(die.sense_together(1_000, None, 2, 40_000), 41_000);
+    assert_eq!(die.sense_together(1_000, None, 3, 40_000), 41_000);
+    // A read of another request after them is a sense of its own, after the retry.
+    assert_eq!(die.sense_together(2_000, None, 0, 40_000), 160_000);
+    // Where a read that is not a retry comes between (`start_read`: a map page, say),
+    // the sense is over: what comes after it senses anew.
+    let mut die = super::die::Die::suspending(None);
+    die.sense_together(1_000, None, 0, 40_000);
+    die.book(60_000);
+    let read = die.start_read(60_000);
+    die.book(read + 60_000);
+    assert_eq!(die.sense_together(1_000, None, 1, 40_000), 160_000);
+}
