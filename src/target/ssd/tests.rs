@@ -1415,7 +1415,7 @@ fn a_retry_does_not_part_the_planes_that_sense_together() {
     assert_eq!(die.sense_together(1_000, None, 3, 40_000), 41_000);
     // A read of another request after them is a sense of its own, after the retry.
     assert_eq!(die.sense_together(2_000, None, 0, 40_000), 160_000);
-    // Where a read that is not a retry comes between (`start_read`: a map page, say),
+    // Where a read of its own starts on the die in between (`start_read`, not a retry),
     // the sense is over: what comes after it senses anew.
     let mut die = super::die::Die::suspending(None);
     die.sense_together(1_000, None, 0, 40_000);
