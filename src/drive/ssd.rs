@@ -22,6 +22,11 @@ pub struct EccSpec {
     /// Share of page reads that need a read retry (default 0).
     #[serde(default)]
     pub retry: Option<f64>,
+    /// The rate of one decoder for every channel: each page read passes it, a codeword at a
+    /// time as the page crosses its channel (default: no limit, as where each channel has
+    /// its own engine). Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_rate: Option<Rate>,
 }
 
 /// How a page read's sense time varies from one read of the same page to another
@@ -685,6 +690,9 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
             return Err(format!(
                 "ssd.ecc.retry: expected the share of reads retried, 0 to 0.5, found {r}"
             ));
+        }
+        if e.decode_rate.is_some_and(|r| r.0.is_nan() || r.0 < 1e6) {
+            return Err("ssd.ecc.decode_rate: expected a rate of 1 MB/s or more".into());
         }
         let codeword = e.codeword.map_or(512, |c| c.0);
         if codeword == 0 || s.page.0 % codeword != 0 || s.page.0 / codeword > 128 {

@@ -9,17 +9,23 @@ pub(super) struct Ecc {
     pub(super) codewords: u64,
     pub(super) correct: u64,
     pub(super) retry: f64,
+    /// The decoder's time a byte (0: no limit) and a codeword's bytes.
+    pub(super) decode_ns_per_byte: f64,
+    pub(super) codeword: u64,
 }
 
 impl Ecc {
     pub(super) fn of(e: &crate::drive::EccSpec, page: u64) -> Ecc {
         let mean = e.bit_error_rate * (page * 8) as f64;
+        let codeword = e.codeword.map_or(512, |c| c.0);
         Ecc {
             mean,
             none: libm::exp(-mean),
-            codewords: page / e.codeword.map_or(512, |c| c.0),
+            codewords: page / codeword,
             correct: e.correct.0,
             retry: e.retry.unwrap_or(0.0),
+            decode_ns_per_byte: e.decode_rate.map_or(0.0, |r| 1e9 / r.0),
+            codeword,
         }
     }
 }

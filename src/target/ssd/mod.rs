@@ -43,7 +43,7 @@ mod write_buffer;
 
 use block_ftl::BlockFtl;
 use die::Die;
-use ecc::bit_errors;
+use ecc::{bit_errors, Ecc};
 use page_ftl::{scrambled, Loc, PageFtl};
 use params::Params;
 use slc::{Placement, Slc};
@@ -130,6 +130,8 @@ pub struct SsdSim {
     /// Each channel's bus: a transfer takes the first gap it fits, so a die that is free
     /// is not held up behind one still reading.
     chan: Vec<Calendar>,
+    /// The controller's decoder (`ecc.decode_rate`), all channels' reads through it.
+    decoder: Calendar,
     die: Vec<Die>,
     buffer: Buffer,
     ftl: Ftl,
@@ -242,6 +244,7 @@ impl SsdSim {
             link_in: Calendar::default(),
             ctrl: 0,
             chan: vec![Calendar::default(); p.channels],
+            decoder: Calendar::default(),
             die: vec![Die::suspending(p.suspension); p.dies],
             buffer: Buffer::new(p.buffer),
             ftl,
@@ -467,7 +470,7 @@ impl SsdSim {
     }
 
     /// Reads `bytes` of a page (an upper page senses longer where pages have types);
-    /// returns when they are across the channel and corrected (read again first if the
+    /// returns when they are across the channel, decoded and corrected (read again first if the
     /// decode failed: a read retry). Where planes read apart, only the page's plane is
     /// held, else the whole die.
     fn read_page(&mut self, page: Stored, ready: u64, bytes: u64) -> u64 {
@@ -494,8 +497,8 @@ impl SsdSim {
                 _ => self.die[d].start_read(at) + t_read,
             };
             first = false;
-            let end =
-                self.chan[ch].reserve(self.now, sensed, (bytes as f64 * p.chan_ns_per_byte) as u64);
+            let moving = (bytes as f64 * p.chan_ns_per_byte) as u64;
+            let end = self.chan[ch].reserve(self.now, sensed, moving);
             if independent {
                 self.die[d].book_plane(end, page.plane);
             } else {
@@ -504,6 +507,7 @@ impl SsdSim {
             let Some(ecc) = p.ecc else {
                 return end;
             };
+            let end = self.decode(ecc, end - moving, end, bytes);
             let (fix, retry) = bit_errors(&mut self.errors, ecc);
             if !retry {
                 return end + fix;
@@ -511,6 +515,25 @@ impl SsdSim {
             self.stats.read_retries += 1;
             at = end + fix;
         }
+    }
+
+    /// When the data of a page read that crossed its channel from `start` to `end` is
+    /// decoded, where the controller's decoder has a rate (`ecc.decode_rate`): its
+    /// codewords in turn as they arrive, so the last is decoded a codeword's time after
+    /// `end` where the decoder keeps up with the channel, and the page's bytes take the
+    /// decoder that long from its first codeword where it does not. The decoder serves
+    /// every channel; a page ready early takes a gap before one still crossing.
+    fn decode(&mut self, ecc: Ecc, start: u64, end: u64, bytes: u64) -> u64 {
+        if ecc.decode_ns_per_byte == 0.0 {
+            return end;
+        }
+        let decode = |b: u64| (b as f64 * ecc.decode_ns_per_byte) as u64;
+        let codeword = ecc.codeword.min(bytes);
+        let decoding = decode(bytes);
+        // From the first codeword's arrival; done no sooner than a codeword after the last.
+        let arrived = start + (codeword as f64 * self.p.chan_ns_per_byte) as u64;
+        let ready = arrived.max((end + decode(codeword)).saturating_sub(decoding));
+        self.decoder.reserve(self.now, ready, decoding)
     }
 
     /// Bytes a write stores: the LZ4-compressed size of its data on a compressing
@@ -1084,13 +1107,18 @@ impl SsdSim {
             self.ctrl = self.ctrl.max(self.clock) + self.combined * self.p.page_overhead;
             self.combined = 0;
         }
-        let busy = [self.ctrl, self.link_out, self.link_in.end()]
-            .into_iter()
-            .chain(self.chan.iter().map(Calendar::end))
-            .chain(self.die.iter().map(Die::free_at))
-            .chain(self.buffer.frees.iter().map(|&(when, _)| when))
-            .max()
-            .unwrap_or(0);
+        let busy = [
+            self.ctrl,
+            self.link_out,
+            self.link_in.end(),
+            self.decoder.end(),
+        ]
+        .into_iter()
+        .chain(self.chan.iter().map(Calendar::end))
+        .chain(self.die.iter().map(Die::free_at))
+        .chain(self.buffer.frees.iter().map(|&(when, _)| when))
+        .max()
+        .unwrap_or(0);
         self.clock = self.clock.max(busy);
         self.buffer.frees.clear();
         self.buffer.used = self.filling.iter().sum::<u64>().min(self.buffer.cap);

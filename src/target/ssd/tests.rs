@@ -581,6 +581,39 @@ fn bit_errors_spread_read_latency_and_a_failed_decode_reads_again() {
 }
 
 #[test]
+fn a_decoder_for_all_channels_bounds_their_reads_and_keeps_up_with_one() {
+    // The small drive's two 40 MB/s channels, its pages decoded as they cross.
+    let yaml = |rate: &str| {
+        let ecc = format!("  ecc: {{bit_error_rate: 0, correct: 5us{rate}}}\n");
+        small_yaml("greedy", false).replace("  erase: 3500us\n", &format!("  erase: 3500us\n{ecc}"))
+    };
+    let (channels, slow) = (
+        written_then_read_at_once(&mut from_yaml(&yaml("")), 64),
+        written_then_read_at_once(&mut from_yaml(&yaml(", decode_rate: 20MB/s")), 64),
+    );
+    // 64 pages: 3.3 ms over the two channels, 13.1 ms through a 20 MB/s decoder.
+    assert!(channels < 4_000_000, "{channels}");
+    assert!((13_107_200..13_700_000).contains(&slow), "{slow}");
+    // One read alone: a decoder faster than the channel decodes its last codeword after the
+    // page has crossed (512 B at 200 MB/s: 2.56 µs); a slower one takes the page's whole
+    // time from the first codeword's arrival (4 KiB at 20 MB/s against 40: 115 µs more).
+    let alone = |rate: &str| {
+        let mut sim = from_yaml(&yaml(rate));
+        write(&mut sim, 0, 0);
+        sim.settle().unwrap();
+        read_alone(&mut sim, 0, 1)
+    };
+    let plain = alone("");
+    assert_eq!(alone(", decode_rate: 200MB/s"), plain + 2_560);
+    assert_eq!(alone(", decode_rate: 20MB/s"), plain + 115_200);
+    let e = refusal(&yaml(", decode_rate: 0.5MB/s"));
+    assert!(
+        e.contains("ssd.ecc.decode_rate: expected a rate of 1 MB/s or more"),
+        "{e}"
+    );
+}
+
+#[test]
 fn reads_on_a_used_drive_pass_between_the_steps_of_its_collection() {
     // A used drive written and read at random, a read after every write: its victims
     // keep dies busy for tens of milliseconds in the background, and a read waits for
@@ -657,6 +690,17 @@ fn read_at_once(sim: &mut SsdSim, reads: &[(u64, u32)]) -> u64 {
         sim.serve(now, &req, None).unwrap()
     });
     done.max().unwrap() - now
+}
+
+/// `pages` 4 KiB pages written one after another, the drive settled, then all of them read
+/// at once: the time until the last read is done.
+fn written_then_read_at_once(sim: &mut SsdSim, pages: u64) -> u64 {
+    for i in 0..pages {
+        write(sim, i * 4096, i);
+    }
+    sim.settle().unwrap();
+    let reads: Vec<(u64, u32)> = (0..pages).map(|i| (i * 4096, 4096)).collect();
+    read_at_once(sim, &reads)
 }
 
 #[test]
@@ -809,25 +853,7 @@ fn a_controller_that_takes_its_time_per_read_bounds_the_reads_of_many_dies() {
     // 64 reads of pages written over 4 dies, asked for at once: the dies read four at a
     // time; with 100 µs of the controller's a read, the controller is the bound.
     let elapsed = |extra: &str| {
-        let mut sim = from_yaml(&(small_yaml("greedy", false) + extra));
-        for i in 0..64 {
-            write(&mut sim, i * 4096, i);
-        }
-        sim.settle().unwrap();
-        let now = sim.clock + 10_000_000;
-        (0..64)
-            .map(|i| {
-                let req = IoRequest {
-                    seq: 100 + i,
-                    op: Op::Read,
-                    offset: i * 4096,
-                    len: 4096,
-                };
-                sim.serve(now, &req, None).unwrap()
-            })
-            .max()
-            .unwrap()
-            - now
+        written_then_read_at_once(&mut from_yaml(&(small_yaml("greedy", false) + extra)), 64)
     };
     let (dies, controller) = (elapsed(""), elapsed("  read_overhead: 100us\n"));
     assert!(dies < 64 * 100_000, "{dies}");
