@@ -796,8 +796,10 @@ impl<'a> Loop<'a> {
                 note_lag(&mut self.r, now - d);
             }
             self.submit(req, now, filler, queue)?;
-            if let Some(next) = source.peek() {
-                queue.prefetch(next);
+            // Two requests ahead where the source knows them: a simulated drive fetches
+            // in two steps (a map word, then what it points at).
+            if let Some(ahead) = source.peek_further().or(source.peek()) {
+                queue.prefetch(ahead);
             }
         }
         Ok(None)

@@ -48,4 +48,9 @@ pub trait IoSource {
     fn peek(&self) -> Option<&IoRequest> {
         None
     }
+    /// The request after that one, where the source already knows it (so that a
+    /// simulated drive can fetch state that depends on the first state it fetched).
+    fn peek_further(&self) -> Option<&IoRequest> {
+        None
+    }
 }

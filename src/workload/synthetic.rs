@@ -20,8 +20,8 @@ pub struct SyntheticSource {
     span: u64,
     next_seq: u64,
     cursor: u64,
-    /// The next request, generated one ahead (the stream is the same).
-    ahead: IoRequest,
+    /// The next two requests, generated ahead (the stream is the same).
+    ahead: [IoRequest; 2],
     /// This source's share of the test's offered load, if it has one.
     rate: Option<RateLimit>,
     /// Bytes of the requests handed out so far (an offered load in bytes per second).
@@ -52,16 +52,16 @@ impl SyntheticSource {
             span,
             next_seq: 0,
             cursor: 0,
-            ahead: IoRequest {
+            ahead: [IoRequest {
                 seq: 0,
                 op: Op::Read,
                 offset: 0,
                 len: 0,
-            },
+            }; 2],
             rate: w.rate,
             sent_bytes: 0,
         };
-        source.ahead = source.generate();
+        source.ahead = [source.generate(), source.generate()];
         source
     }
 
@@ -126,7 +126,8 @@ impl SyntheticSource {
 impl IoSource for SyntheticSource {
     fn next_request(&mut self) -> Option<IoRequest> {
         let next = self.generate();
-        let r = std::mem::replace(&mut self.ahead, next);
+        let r = self.ahead[0];
+        self.ahead = [self.ahead[1], next];
         self.sent_bytes += r.len as u64;
         Some(r)
     }
@@ -135,14 +136,18 @@ impl IoSource for SyntheticSource {
     /// seconds, or after the bytes before it at the byte rate (warm-up included).
     fn next_deadline(&self) -> Option<u64> {
         let secs = match self.rate? {
-            RateLimit::Iops(r) => self.ahead.seq as f64 / r,
+            RateLimit::Iops(r) => self.ahead[0].seq as f64 / r,
             RateLimit::BytesPerSecond(b) => self.sent_bytes as f64 / b,
         };
         Some((secs * 1e9) as u64)
     }
 
     fn peek(&self) -> Option<&IoRequest> {
-        Some(&self.ahead)
+        Some(&self.ahead[0])
+    }
+
+    fn peek_further(&self) -> Option<&IoRequest> {
+        Some(&self.ahead[1])
     }
 
     fn max_len(&self) -> u32 {

@@ -179,6 +179,8 @@ pub struct SsdSim {
     /// When each command the drive holds completes (with `queue_slots`).
     inflight: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     stats: SsdStats,
+    /// The logical page of the request last prefetched ([`Reserving::prefetch`]).
+    prefetched: std::cell::Cell<u64>,
 }
 
 /// The logical pages a request covers: the first, the last, and how many.
@@ -187,6 +189,25 @@ struct Pages {
     first: u64,
     last: u64,
     count: u64,
+}
+
+/// The map units of logical page `lpn` that a write of `len` bytes at `offset` covers,
+/// where the map tracks a page's units apart and the write covers part of the page (a
+/// unit it covers in part counts as covered); `None` for the whole page.
+fn covered_units(p: &Params, lpn: u64, offset: u64, len: u64) -> Option<page_ftl::Units> {
+    if p.map_units <= 1 {
+        return None;
+    }
+    let from = (lpn * p.page).max(offset) - lpn * p.page;
+    let to = ((lpn + 1) * p.page).min(offset + len) - lpn * p.page;
+    if from == 0 && to == p.page {
+        return None;
+    }
+    let first = from / params::MAP_UNIT;
+    Some(page_ftl::Units {
+        first,
+        count: to.div_ceil(params::MAP_UNIT) - first,
+    })
 }
 
 impl SsdSim {
@@ -269,13 +290,11 @@ impl SsdSim {
             now: 0,
             inflight: Default::default(),
             stats: SsdStats::default(),
+            prefetched: std::cell::Cell::new(0),
         };
         if let (Some(_), Ftl::Page(f)) = (&sim.slc, &sim.ftl) {
             // An aged drive's data is in native cells.
-            sim.valid = (0..lpns)
-                .filter_map(|lpn| f.location(lpn))
-                .map(|l| l.bytes as u64)
-                .sum();
+            sim.valid = (0..lpns).map(|lpn| f.held_bytes(lpn)).sum();
             if let Some(c) = &mut sim.slc {
                 c.hold_native(sim.valid);
             }
@@ -642,7 +661,7 @@ impl SsdSim {
                     let from = (lpn * page).max(req.offset);
                     let to = ((lpn + 1) * page).min(req.offset + len);
                     let at = self.map_lookup(lpn, at);
-                    self.read_lpn(lpn, at, to - from)
+                    self.read_lpn(lpn, at, from - lpn * page, to - lpn * page)
                 }
             };
             let upto = ((lpn + 1) * page).min(req.offset + len) - req.offset;
@@ -756,7 +775,8 @@ impl SsdSim {
                 for lpn in first..=last {
                     // The deferred work waits for the program of the write's last page.
                     let work = if lpn == last { deferred } else { 0 };
-                    let placed = self.place(&p, lpn, per_page, admitted, work)?;
+                    let units = covered_units(&p, lpn, req.offset, len);
+                    let placed = self.place(&p, lpn, per_page, units, admitted, work)?;
                     collected = collected.max(placed);
                 }
                 if p.gc_foreground && collected > 0 {
@@ -812,7 +832,7 @@ impl SsdSim {
         self.ahead.clear();
         self.ahead_first = first;
         for lpn in first..end {
-            let ready = self.read_lpn(lpn, at, self.p.page);
+            let ready = self.read_lpn(lpn, at, 0, self.p.page);
             self.ahead.push(ready);
         }
     }
@@ -821,7 +841,7 @@ impl SsdSim {
     /// once if its map page is held (or the page holds no data), else once the map page is
     /// read from NAND (map pages spread over the dies).
     fn map_lookup(&mut self, lpn: u64, at: u64) -> u64 {
-        if self.map.is_none() || self.locate(lpn).is_none() {
+        if self.map.is_none() || !self.holds(lpn) {
             return at;
         }
         match self.map.as_mut().and_then(|m| m.miss(lpn)) {
@@ -843,19 +863,52 @@ impl SsdSim {
         }
     }
 
-    /// Reads logical page `lpn` from `at`; returns when it is across its channel (`at` for a
-    /// page that holds no data, which the NAND is not asked for).
-    fn read_lpn(&mut self, lpn: u64, at: u64, part: u64) -> u64 {
+    /// Reads bytes `from..to` of logical page `lpn` from `at`; returns when they are across
+    /// their channels (`at` for a page that holds no data, which the NAND is not asked
+    /// for). A page whose map units are stored apart is read from each place that holds
+    /// some of the range, at once.
+    fn read_lpn(&mut self, lpn: u64, at: u64, from: u64, to: u64) -> u64 {
         if self.buffer.is_held(lpn) {
             // Still in the buffer.
             return at;
         }
+        if let Ftl::Page(f) = &self.ftl {
+            if let Some(pieces) = f.pieces(lpn, from, to, self.p.page) {
+                let mut ready = at;
+                for loc in pieces {
+                    let stored = self.stored_at(loc);
+                    ready = ready.max(self.read_page(stored, at, stored.bytes));
+                }
+                return ready;
+            }
+        }
         match self.locate(lpn) {
             Some(s) => {
-                let part = (s.bytes * part).div_ceil(self.p.page).max(1);
+                let part = (s.bytes * (to - from)).div_ceil(self.p.page).max(1);
                 self.read_page(s, at, part)
             }
             None => at,
+        }
+    }
+
+    /// Whether logical page `lpn` holds data (stored whole or unit by unit).
+    fn holds(&self, lpn: u64) -> bool {
+        match &self.ftl {
+            Ftl::Page(f) => f.mapping(lpn) != page_ftl::Mapping::Unmapped,
+            Ftl::Block(_) => self.locate(lpn).is_some(),
+        }
+    }
+
+    /// Where a page FTL's entry `loc` is on the NAND: its die, its page's type, plane and
+    /// wordline, and the bytes it holds.
+    fn stored_at(&self, loc: Loc) -> Stored {
+        let p = &*self.p;
+        Stored {
+            die: (loc.block as u64 / p.blocks_per_die) as usize,
+            bytes: loc.bytes as u64,
+            kind: (loc.entry() as u64 / p.planes % p.page_types) as usize,
+            plane: (loc.entry() as u64 % p.planes) as usize,
+            wordline: loc.block as u64 * p.pages_per_block + loc.entry() as u64 / p.planes,
         }
     }
 
@@ -865,16 +918,8 @@ impl SsdSim {
     fn locate(&self, lpn: u64) -> Option<Stored> {
         let p = &*self.p;
         match &self.ftl {
-            Ftl::Page(f) => {
-                let loc = f.location(lpn)?;
-                Some(Stored {
-                    die: (loc.block as u64 / p.blocks_per_die) as usize,
-                    bytes: loc.bytes as u64,
-                    kind: (loc.entry() as u64 / p.planes % p.page_types) as usize,
-                    plane: (loc.entry() as u64 % p.planes) as usize,
-                    wordline: loc.block as u64 * p.pages_per_block + loc.entry() as u64 / p.planes,
-                })
-            }
+            // A page whose units are stored apart is read by its pieces (`read_lpn`).
+            Ftl::Page(f) => Some(self.stored_at(f.location(lpn)?)),
             // A page in the cache is read from there; one never written is not read.
             Ftl::Block(f) if f.cache.contains(&lpn) || !f.holds(lpn) => None,
             Ftl::Block(_) => Some(Stored {
@@ -894,32 +939,43 @@ impl SsdSim {
     fn write_out_held(&mut self, p: &Params, at: u64) -> Result<u64> {
         let mut done = at;
         for h in self.buffer.take_held() {
-            done = done.max(self.place(p, h.lpn, h.bytes, at, 0)?);
+            done = done.max(self.place(p, h.lpn, h.bytes, None, at, 0)?);
         }
         Ok(done.max(self.buffer.drain().unwrap_or(at)))
     }
 
-    /// Page FTL: stores `bytes` of logical page `lpn`, buffered at `at`; programs the pages
-    /// that fill, the controller taking `work` when the program holding this page ends.
-    /// Returns when the garbage collection this caused is done (0 if none).
-    fn place(&mut self, p: &Params, lpn: u64, bytes: u64, at: u64, work: u64) -> Result<u64> {
+    /// Page FTL: stores `bytes` of logical page `lpn` (the whole page, or `units` of it),
+    /// buffered at `at`; programs the pages that fill, the controller taking `work` when the
+    /// program holding this page ends. Returns when the garbage collection this caused is
+    /// done (0 if none).
+    fn place(
+        &mut self,
+        p: &Params,
+        lpn: u64,
+        bytes: u64,
+        units: Option<page_ftl::Units>,
+        at: u64,
+        work: u64,
+    ) -> Result<u64> {
         let Ftl::Page(f) = &mut self.ftl else {
             return Ok(0);
         };
         let die = f.die;
+        // The old data goes stale; the new is counted as it is programmed.
+        let old = match units {
+            Some(u) => f.invalidate_units(lpn, u, p),
+            None => f.invalidate(lpn, p),
+        };
         if let Some(c) = &mut self.slc {
-            // The page's old data goes stale; the new is counted as it is programmed.
-            let old = f.location(lpn).map_or(0, |l| l.bytes as u64);
             self.valid = self.valid.saturating_sub(old) + bytes;
             c.sync(self.valid);
         }
-        f.invalidate(lpn, p);
         let mut book = page_ftl::Booking {
             busy: &mut self.die,
             stats: &mut self.stats,
             at,
         };
-        let collected = f.append(die, lpn as u32, bytes, p, &mut book)?;
+        let collected = f.append(die, lpn as u32, bytes, units, p, &mut book)?;
         // A block the die is still collecting into the free list is written after that.
         let erased = f.open[die].map_or(0, |b| f.blocks[b as usize].erased);
         let queued = erased > at && self.die[die].bg_left > 0;
@@ -994,10 +1050,7 @@ impl SsdSim {
             Ftl::Page(f) => {
                 let end = end.min(f.map.len() as u64);
                 if let Some(c) = &mut self.slc {
-                    let stale: u64 = (first..end)
-                        .filter_map(|lpn| f.location(lpn))
-                        .map(|l| l.bytes as u64)
-                        .sum();
+                    let stale: u64 = (first..end).map(|lpn| f.held_bytes(lpn)).sum();
                     self.valid = self.valid.saturating_sub(stale);
                     c.sync(self.valid);
                 }
@@ -1129,6 +1182,10 @@ impl SsdSim {
 impl Reserving for SsdSim {
     fn prefetch(&self, req: &IoRequest) {
         if let Ftl::Page(f) = &self.ftl {
+            // The request prefetched last time is the next to come (the engine asks two
+            // ahead): its map word is in by now, and a split page's unit words are asked
+            // for behind it.
+            f.prefetch_units(self.prefetched.replace(req.offset / self.p.page));
             f.prefetch(req.offset / self.p.page);
         }
     }

@@ -3,6 +3,7 @@
 //! data tracked page by page, or by write-combination vector ([`Vectors`]).
 
 use super::die::Die;
+use super::params::MAP_UNIT;
 use super::{Params, SsdStats};
 use crate::drive::GcPolicy;
 use crate::error::{Error, Result};
@@ -27,6 +28,51 @@ pub(super) struct PageFtl {
     /// Stale data tracked by write-combination vector, where the firmware does so
     /// (`vector_pages`); `None`: page by page.
     vectors: Option<Vectors>,
+    /// The map's units a page ([`Params::map_units`]).
+    units: u64,
+    /// The unit words of the logical pages whose units are stored apart.
+    splits: Box<Splits>,
+}
+
+/// The map words of the logical pages whose units are stored apart (a write covered some
+/// of them), [`PageFtl::units`] a page: each unit's [`Loc`], its bytes the unit's share of
+/// what its entry stored. Boxed: most drives never split a page.
+#[derive(Debug, Default)]
+struct Splits {
+    words: Vec<u64>,
+    /// Split pages' words given back (a page written whole again, or trimmed).
+    free: Vec<usize>,
+}
+
+/// What a logical page's map word says: nothing stored, stored whole at one place, or its
+/// units stored apart (the word then holds no bytes, and points at them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mapping {
+    Unmapped,
+    Whole(Loc),
+    Split(usize),
+}
+
+impl Mapping {
+    fn of(word: u64) -> Mapping {
+        match Loc::unpack(word) {
+            None => Mapping::Unmapped,
+            Some(loc) if loc.bytes == 0 => Mapping::Split(word as usize - 1),
+            Some(loc) => Mapping::Whole(loc),
+        }
+    }
+}
+
+/// Some of a logical page's map units: the first and how many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Units {
+    pub(super) first: u64,
+    pub(super) count: u64,
+}
+
+/// Unit `j`'s share of `total` bytes spread over `k` units (the shares add up to `total`).
+fn share(total: u64, j: u64, k: u64) -> u64 {
+    total * (j + 1) / k - total * j / k
 }
 
 /// A vector id for an entry that belongs to none (the stale rest of an aged block).
@@ -253,13 +299,140 @@ impl PageFtl {
             die: 0,
             vectors: (p.vector_pages > 1)
                 .then(|| Vectors::new(p.vector_pages, p.blocks_per_die as usize * p.dies)),
+            units: p.map_units.max(1),
+            splits: Box::default(),
         })
     }
 
-    /// Where a logical page is stored, if it holds data.
+    /// Where a logical page is stored, if it holds data stored whole at one place.
     #[inline]
     pub(super) fn location(&self, lpn: u64) -> Option<Loc> {
-        Loc::unpack(*self.map.get(lpn as usize)?)
+        match self.mapping(lpn) {
+            Mapping::Whole(loc) => Some(loc),
+            _ => None,
+        }
+    }
+
+    /// What logical page `lpn`'s map word says.
+    #[inline]
+    pub(super) fn mapping(&self, lpn: u64) -> Mapping {
+        Mapping::of(self.map.get(lpn as usize).copied().unwrap_or(0))
+    }
+
+    /// The bytes logical page `lpn` holds, stored whole or unit by unit.
+    pub(super) fn held_bytes(&self, lpn: u64) -> u64 {
+        match self.mapping(lpn) {
+            Mapping::Unmapped => 0,
+            Mapping::Whole(loc) => loc.bytes as u64,
+            Mapping::Split(s) => self.unit_words(s).iter().map(|&w| unit_bytes(w)).sum(),
+        }
+    }
+
+    /// Where the bytes `from..to` of a split logical page are: a [`Loc`] for each place
+    /// that holds some of them, its bytes those it stores of the range; `None` for a page
+    /// stored whole or not at all. Units of one entry, or of entries appended one after
+    /// the other to a block within a page's bytes (a stream of small writes), are one place:
+    /// one page to sense.
+    pub(super) fn pieces(&self, lpn: u64, from: u64, to: u64, page: u64) -> Option<Vec<Loc>> {
+        let Mapping::Split(s) = self.mapping(lpn) else {
+            return None;
+        };
+        let mut out: Vec<Loc> = Vec::new();
+        let mut last_entry = 0;
+        let words = self.unit_words(s);
+        for u in from / MAP_UNIT..to.div_ceil(MAP_UNIT).min(self.units) {
+            let Some(loc) = Loc::unpack(words[u as usize]) else {
+                continue;
+            };
+            let (lo, hi) = ((u * MAP_UNIT).max(from), ((u + 1) * MAP_UNIT).min(to));
+            let part = (loc.bytes as u64 * (hi - lo)).div_ceil(MAP_UNIT).max(1) as u32;
+            match out.last_mut() {
+                Some(last)
+                    if last.block == loc.block
+                        && (loc.entry == last_entry || loc.entry == last_entry + 1)
+                        && (last.bytes + part) as u64 <= page =>
+                {
+                    last.bytes += part;
+                }
+                _ => out.push(Loc { bytes: part, ..loc }),
+            }
+            last_entry = loc.entry;
+        }
+        Some(out)
+    }
+
+    /// The unit words of split page `s`.
+    fn unit_words(&self, s: usize) -> &[u64] {
+        let n = self.units as usize;
+        &self.splits.words[s * n..(s + 1) * n]
+    }
+
+    /// Makes logical page `lpn` split, its units where they are (a page stored whole has
+    /// each unit's share of its bytes at its one place); returns its split index.
+    fn split_page(&mut self, lpn: u64) -> usize {
+        let n = self.units;
+        let was = self.mapping(lpn);
+        if let Mapping::Split(s) = was {
+            return s;
+        }
+        let s = self.splits.free.pop().unwrap_or_else(|| {
+            self.splits.words.resize(self.splits.words.len() + n as usize, 0);
+            self.splits.words.len() / n as usize - 1
+        });
+        for u in 0..n {
+            self.splits.words[s * n as usize + u as usize] = match was {
+                Mapping::Whole(loc) => Loc {
+                    bytes: share(loc.bytes as u64, u, n) as u32,
+                    ..loc
+                }
+                .pack(),
+                _ => 0,
+            };
+        }
+        self.map[lpn as usize] = s as u64 + 1;
+        s
+    }
+
+    /// Units `units` of logical page `lpn` no longer hold what they held (overwritten):
+    /// their shares are counted out of their blocks, the page split if it was not.
+    /// Returns the bytes counted out.
+    pub(super) fn invalidate_units(&mut self, lpn: u64, units: Units, p: &Params) -> u64 {
+        let s = self.split_page(lpn);
+        let base = s * self.units as usize;
+        let mut out = 0;
+        for u in units.first..(units.first + units.count).min(self.units) {
+            let word = std::mem::take(&mut self.splits.words[base + u as usize]);
+            if let Some(loc) = Loc::unpack(word) {
+                self.count_out(loc.block, loc.bytes as u64, p);
+                out += loc.bytes as u64;
+            }
+        }
+        out
+    }
+
+    /// Takes split page `s`'s words off its blocks and gives its words back; returns the
+    /// bytes counted out (each block marked in `touched` if given, else moved among the
+    /// greedy victims at once).
+    fn drop_split(&mut self, s: usize, p: &Params, touched: Option<&mut Vec<bool>>) -> u64 {
+        let n = self.units as usize;
+        let mut out = 0;
+        let mut touched = touched;
+        for u in 0..n {
+            let word = std::mem::take(&mut self.splits.words[s * n + u]);
+            let Some(loc) = Loc::unpack(word) else {
+                continue;
+            };
+            out += loc.bytes as u64;
+            match touched.as_deref_mut() {
+                Some(t) => {
+                    self.blocks[loc.block as usize].valid -= loc.bytes as u64;
+                    t[loc.block as usize] = true;
+                }
+                None => self.count_out(loc.block, loc.bytes as u64, p),
+            }
+        }
+        self.splits.free.push(s);
+        out
     }
 
     /// Starts bringing a logical page's map entry into the cache.
@@ -267,6 +440,16 @@ impl PageFtl {
     pub(super) fn prefetch(&self, lpn: u64) {
         if let Some(word) = self.map.get(lpn as usize) {
             prefetch_line(word);
+        }
+    }
+
+    /// Starts bringing the unit words of logical page `lpn` into the cache, if it is split.
+    #[inline]
+    pub(super) fn prefetch_units(&self, lpn: u64) {
+        if self.units > 1 {
+            if let Mapping::Split(s) = self.mapping(lpn) {
+                prefetch_line(&self.splits.words[s * self.units as usize]);
+            }
         }
     }
 
@@ -371,18 +554,16 @@ impl PageFtl {
     /// Logical page `lpn` no longer holds what it held (overwritten or trimmed): its copy is
     /// stale, and counted out of its block, unless other pages of its write-combination
     /// vector still hold data ([`Vectors`]): then it is kept, and when the last one goes,
-    /// all the vector's kept copies are counted out with it.
-    pub(super) fn invalidate(&mut self, lpn: u64, p: &Params) {
-        let Some(Loc {
-            block,
-            entry,
-            bytes,
-        }) = self
+    /// all the vector's kept copies are counted out with it. Returns the bytes it held.
+    pub(super) fn invalidate(&mut self, lpn: u64, p: &Params) -> u64 {
+        let word = self
             .map
             .get_mut(lpn as usize)
-            .and_then(|e| Loc::unpack(std::mem::take(e)))
-        else {
-            return;
+            .map_or(0, std::mem::take);
+        let (block, entry, bytes) = match Mapping::of(word) {
+            Mapping::Unmapped => return 0,
+            Mapping::Split(s) => return self.drop_split(s, p, None),
+            Mapping::Whole(loc) => (loc.block, loc.entry, loc.bytes),
         };
         // The kept copies its vector gives back with it, if this was its last live page.
         let mut released = Vec::new();
@@ -393,7 +574,7 @@ impl PageFtl {
                 if v.live[g] > 0 {
                     v.kept[g].push((block, entry));
                     v.kept_bytes[block as usize] += bytes as u64;
-                    return;
+                    return bytes as u64;
                 }
                 released = std::mem::take(&mut v.kept[g]);
                 for &(b, e) in &released {
@@ -407,6 +588,7 @@ impl PageFtl {
             self.count_out(b, kept, p);
         }
         self.count_out(block, bytes as u64, p);
+        bytes as u64
     }
 
     /// Takes `bytes` of stale data off block `block`'s valid count (and moves it among the
@@ -437,13 +619,16 @@ impl PageFtl {
         }
         let mut touched = vec![false; self.blocks.len()];
         for lpn in first..end {
-            let Some(Loc { block, bytes, .. }) =
-                Loc::unpack(std::mem::take(&mut self.map[lpn as usize]))
-            else {
-                continue;
-            };
-            self.blocks[block as usize].valid -= bytes as u64;
-            touched[block as usize] = true;
+            match Mapping::of(std::mem::take(&mut self.map[lpn as usize])) {
+                Mapping::Unmapped => {}
+                Mapping::Split(s) => {
+                    self.drop_split(s, p, Some(&mut touched));
+                }
+                Mapping::Whole(Loc { block, bytes, .. }) => {
+                    self.blocks[block as usize].valid -= bytes as u64;
+                    touched[block as usize] = true;
+                }
+            }
         }
         if p.policy != GcPolicy::Greedy {
             return;
@@ -483,11 +668,13 @@ impl PageFtl {
     /// Appends a logical page to the open block of `die`, opening (and first collecting
     /// garbage for) a new block when it is full. Returns when the collection this caused is
     /// done, copies and erase (0 if there was none).
+    /// Of a split page, `units` are what the bytes hold (see [`PageFtl::store`]).
     pub(super) fn append(
         &mut self,
         die: usize,
         lpn: u32,
         bytes: u64,
+        units: Option<Units>,
         p: &Params,
         book: &mut Booking,
     ) -> Result<u64> {
@@ -502,7 +689,7 @@ impl PageFtl {
         }
         // GC leaves its copies in an open block, which may have no room left.
         self.open_with_room(die, bytes, p)?;
-        self.store(die, lpn, bytes)?;
+        self.store(die, lpn, bytes, units)?;
         // Near the watermark a die collecting in the background takes a victim when it has
         // none under way: its copies are booked into the die's blocks at once, so taking
         // more would fill the erased blocks the host's next pages need with copies that
@@ -539,10 +726,30 @@ impl PageFtl {
     }
 
     /// Appends `bytes` of logical page `lpn`, written by the host, to the open block of `die`
-    /// and maps it there.
-    pub(super) fn store(&mut self, die: usize, lpn: u32, bytes: u64) -> Result<()> {
+    /// and maps it there: the whole page, or `units` of a page split by
+    /// [`PageFtl::invalidate_units`] (each its share of the bytes).
+    pub(super) fn store(
+        &mut self,
+        die: usize,
+        lpn: u32,
+        bytes: u64,
+        units: Option<Units>,
+    ) -> Result<()> {
         let vector = self.vectors.as_mut().map_or(NO_VECTOR, Vectors::next);
-        self.store_entry(die, lpn, bytes, vector, true).map(|_| ())
+        let (block, entry) = self.store_entry(die, lpn, bytes, vector, units.is_none())?;
+        if let Some(Units { first, count }) = units {
+            let s = self.split_page(lpn as u64);
+            let base = s * self.units as usize;
+            for j in 0..count.min(self.units - first) {
+                self.splits.words[base + (first + j) as usize] = Loc {
+                    block,
+                    entry,
+                    bytes: share(bytes, j, count) as u32,
+                }
+                .pack();
+            }
+        }
+        Ok(())
     }
 
     /// Appends `bytes` of logical page `lpn` (of write-combination vector `vector`) to the
@@ -766,7 +973,12 @@ impl PageFtl {
                 entry: i as u32,
                 bytes,
             };
-            let mapped = self.map[lpn as usize] == here.pack();
+            let word = self.map[lpn as usize];
+            let mapped = word == here.pack();
+            if let (false, Mapping::Split(s)) = (mapped, Mapping::of(word)) {
+                moved += self.copy_units(die, p, s, lpn, here)?;
+                continue;
+            }
             // A stale copy its vector keeps is copied all the same.
             let vector = vectors.get(i).copied().unwrap_or(NO_VECTOR);
             let kept = !mapped
@@ -805,6 +1017,46 @@ impl PageFtl {
         }
         Ok(moved)
     }
+}
+
+impl PageFtl {
+    /// Copies the units of split page `s` (logical page `lpn`) that victim entry `here`
+    /// holds into one entry of the die's open block, and points them there; returns the
+    /// bytes moved.
+    fn copy_units(&mut self, die: usize, p: &Params, s: usize, lpn: u32, here: Loc) -> Result<u64> {
+        let base = s * self.units as usize;
+        let at_here =
+            |w: u64| Loc::unpack(w).is_some_and(|l| (l.block, l.entry) == (here.block, here.entry));
+        let words = &self.splits.words[base..base + self.units as usize];
+        let live: u64 = words
+            .iter()
+            .filter(|&&w| at_here(w))
+            .map(|&w| unit_bytes(w))
+            .sum();
+        if !words.iter().any(|&w| at_here(w)) {
+            return Ok(0);
+        }
+        let bytes = live.max(1);
+        self.open_with_room(die, bytes, p)?;
+        let (block, entry) = self.store_entry(die, lpn, bytes, NO_VECTOR, false)?;
+        for w in &mut self.splits.words[base..base + self.units as usize] {
+            if at_here(*w) {
+                let unit = unit_bytes(*w) as u32;
+                *w = Loc {
+                    block,
+                    entry,
+                    bytes: unit,
+                }
+                .pack();
+            }
+        }
+        Ok(bytes)
+    }
+}
+
+/// The bytes a unit word holds (0 for none).
+fn unit_bytes(word: u64) -> u64 {
+    Loc::unpack(word).map_or(0, |l| l.bytes as u64)
 }
 
 /// A block garbage collection takes, and whether it was taken at the wall (its stale

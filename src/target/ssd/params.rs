@@ -65,6 +65,9 @@ pub(super) struct Params {
     pub(super) suspension: Option<die::Suspension>,
     pub(super) buffer: u64,
     pub(super) remap: bool,
+    /// The 4 KiB units of a page the map tracks apart ([`MAP_UNIT`]): a write of some of
+    /// them leaves the others where they are (1: the map's unit is the page).
+    pub(super) map_units: u64,
     pub(super) remap_cost: u64,
     pub(super) gc_free: usize,
     pub(super) policy: GcPolicy,
@@ -184,6 +187,7 @@ impl Params {
             page_deferred,
             buffer: s.buffer.0,
             remap: s.remap,
+            map_units: map_units(s, fw.vector_pages.or(s.vector_pages).unwrap_or(1)),
             remap_cost: fw.remap_cost.or(s.remap_cost).map_or(0, |d| d.0),
             gc_free: fw.gc_free_blocks.or(s.gc_free_blocks).unwrap_or(2).max(2) as usize,
             policy: fw.gc_policy.or(s.gc_policy).unwrap_or(GcPolicy::Greedy),
@@ -200,6 +204,22 @@ impl Params {
     }
     pub(super) fn block_bytes(&self) -> u64 {
         self.page * self.pages_per_block
+    }
+}
+
+/// The map's unit on a remapping controller: the host's 4 KiB (a logical block of every
+/// file system since, and the unit these controllers' maps and ECC work on).
+pub(super) const MAP_UNIT: u64 = 4096;
+
+/// How many [`MAP_UNIT`]s of a page the map tracks apart: those of a page larger than
+/// the unit on a remapping drive, unless it tracks stale data by write-combination vector
+/// or writes its buffer out whole (whose buffer holds whole pages).
+fn map_units(s: &SsdSpec, vector_pages: u32) -> u64 {
+    let page = s.page.0;
+    if s.remap && !s.flush_buffer && vector_pages <= 1 && page > MAP_UNIT && page % MAP_UNIT == 0 {
+        page / MAP_UNIT
+    } else {
+        1
     }
 }
 

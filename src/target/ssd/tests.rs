@@ -1450,3 +1450,91 @@ fn a_retry_does_not_part_the_planes_that_sense_together() {
     die.book(read + 60_000);
     assert_eq!(die.sense_together(1_000, None, 1, 40_000), 160_000);
 }
+
+/// Sums of the page FTL's books: the valid bytes its blocks count, and the bytes its
+/// logical pages hold.
+fn valid_and_held(sim: &SsdSim) -> (u64, u64) {
+    let Ftl::Page(f) = &sim.ftl else {
+        panic!("a page FTL")
+    };
+    let valid = f.blocks.iter().map(|b| b.valid).sum();
+    let held = (0..f.map.len() as u64).map(|lpn| f.held_bytes(lpn)).sum();
+    (valid, held)
+}
+
+#[test]
+fn a_small_write_remaps_its_units_and_leaves_the_rest_of_the_page_where_it_was() {
+    // 16 KiB pages on a remapping drive: the map tracks each 4 KiB unit apart.
+    let yaml = small_yaml("greedy", false).replace("page: 4KiB", "page: 16KiB");
+    let mut sim = from_yaml(&yaml);
+    assert_eq!(sim.p.map_units, 4);
+    let page = 16384u64;
+    let rw = |sim: &mut SsdSim, op: Op, offset: u64, len: u32, seq: u64| {
+        let req = IoRequest {
+            seq,
+            op,
+            offset,
+            len,
+        };
+        let t = sim.clock;
+        let done = sim.serve(t, &req, None).unwrap();
+        sim.clock = sim.clock.max(done);
+        done - t
+    };
+    for i in 0..64 {
+        rw(&mut sim, Op::Write, i * page, page as u32, i);
+    }
+    // The second 4 KiB of each of the first 16 pages written again.
+    for i in 0..16 {
+        rw(&mut sim, Op::Write, i * page + 4096, 4096, 100 + i);
+    }
+    sim.settle().unwrap();
+    let (valid, held) = valid_and_held(&sim);
+    assert_eq!(held, 64 * page, "every page still holds all its data");
+    assert_eq!(valid, held, "the blocks count what the pages hold");
+    let Ftl::Page(f) = &sim.ftl else { panic!() };
+    assert!(matches!(f.mapping(3), page_ftl::Mapping::Split(_)));
+    assert!(matches!(f.mapping(40), page_ftl::Mapping::Whole(_)));
+    // Reading a split page moves all its bytes, from its two places: its 16 KiB cross the
+    // 40 MB/s channels (410 µs), where its 4 KiB alone would take a quarter of that.
+    let idle = |sim: &mut SsdSim| sim.clock += 10_000_000;
+    idle(&mut sim);
+    let split = rw(&mut sim, Op::Read, 3 * page, page as u32, 200);
+    idle(&mut sim);
+    let whole = rw(&mut sim, Op::Read, 40 * page, page as u32, 201);
+    idle(&mut sim);
+    let unit = rw(&mut sim, Op::Read, 3 * page + 4096, 4096, 202);
+    assert!(
+        split >= whole * 9 / 10,
+        "split {split} ns, whole {whole} ns"
+    );
+    assert!(
+        unit * 2 < whole,
+        "its new unit alone {unit} ns, a whole page {whole} ns"
+    );
+    // Garbage collection moves split pages' units with their shares, and a page written
+    // whole again or trimmed gives its units back: the books still agree.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let units = sim.info.capacity / 4096;
+    for i in 0..150_000 {
+        rw(
+            &mut sim,
+            Op::Write,
+            below(&mut rng, units) * 4096,
+            4096,
+            300 + i,
+        );
+    }
+    rw(&mut sim, Op::Write, 0, 4 * page as u32, 200_000);
+    sim.discard(page * 8, page * 4);
+    sim.settle().unwrap();
+    assert!(sim.stats().gc_pages > 0, "the writes collected garbage");
+    let (valid, held) = valid_and_held(&sim);
+    assert_eq!(
+        valid, held,
+        "the blocks count what the pages hold after collection"
+    );
+    let Ftl::Page(f) = &sim.ftl else { panic!() };
+    assert!(matches!(f.mapping(0), page_ftl::Mapping::Whole(_)));
+    assert_eq!(f.mapping(9), page_ftl::Mapping::Unmapped);
+}
