@@ -176,6 +176,18 @@ mod tests {
     }
 
     #[test]
+    fn the_two_requests_peeked_are_the_next_two_handed_out() {
+        let w = workload(Pattern::Random, vec![(4096, 1), (65536, 1)], 4096, 50);
+        let mut g = SyntheticSource::new(&w, 1 << 30, 9);
+        for _ in 0..100 {
+            let (next, further) = (*g.peek().unwrap(), *g.peek_further().unwrap());
+            assert_eq!(g.next_request().unwrap(), next);
+            assert_eq!(*g.peek().unwrap(), further);
+            assert_eq!(further.seq, next.seq + 1);
+        }
+    }
+
+    #[test]
     fn same_seed_same_sequence() {
         let w = workload(Pattern::Random, vec![(4096, 1)], 4096, 70);
         let a: Vec<_> = (0..1000)

@@ -376,7 +376,9 @@ impl PageFtl {
             return s;
         }
         let s = self.splits.free.pop().unwrap_or_else(|| {
-            self.splits.words.resize(self.splits.words.len() + n as usize, 0);
+            self.splits
+                .words
+                .resize(self.splits.words.len() + n as usize, 0);
             self.splits.words.len() / n as usize - 1
         });
         for u in 0..n {
@@ -556,10 +558,7 @@ impl PageFtl {
     /// vector still hold data ([`Vectors`]): then it is kept, and when the last one goes,
     /// all the vector's kept copies are counted out with it. Returns the bytes it held.
     pub(super) fn invalidate(&mut self, lpn: u64, p: &Params) -> u64 {
-        let word = self
-            .map
-            .get_mut(lpn as usize)
-            .map_or(0, std::mem::take);
+        let word = self.map.get_mut(lpn as usize).map_or(0, std::mem::take);
         let (block, entry, bytes) = match Mapping::of(word) {
             Mapping::Unmapped => return 0,
             Mapping::Split(s) => return self.drop_split(s, p, None),
@@ -1027,16 +1026,21 @@ impl PageFtl {
         let base = s * self.units as usize;
         let at_here =
             |w: u64| Loc::unpack(w).is_some_and(|l| (l.block, l.entry) == (here.block, here.entry));
-        let words = &self.splits.words[base..base + self.units as usize];
+        let words = &mut self.splits.words[base..base + self.units as usize];
         let live: u64 = words
             .iter()
             .filter(|&&w| at_here(w))
             .map(|&w| unit_bytes(w))
             .sum();
-        if !words.iter().any(|&w| at_here(w)) {
+        if live == 0 {
+            // None here, or units whose share of a few bytes rounded to none: dropped.
+            words
+                .iter_mut()
+                .filter(|w| at_here(**w))
+                .for_each(|w| *w = 0);
             return Ok(0);
         }
-        let bytes = live.max(1);
+        let bytes = live;
         self.open_with_room(die, bytes, p)?;
         let (block, entry) = self.store_entry(die, lpn, bytes, NO_VECTOR, false)?;
         for w in &mut self.splits.words[base..base + self.units as usize] {
