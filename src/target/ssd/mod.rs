@@ -873,7 +873,7 @@ impl SsdSim {
             return at;
         }
         if let Ftl::Page(f) = &self.ftl {
-            if let Some(pieces) = f.pieces(lpn, from, to, self.p.page) {
+            if let Some(pieces) = f.pieces(lpn, from, to) {
                 let mut ready = at;
                 for loc in pieces {
                     let stored = self.stored_at(loc);

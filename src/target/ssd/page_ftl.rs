@@ -333,10 +333,12 @@ impl PageFtl {
     /// stored whole or not at all. Units of one entry, or of entries appended one after
     /// the other to a block within a page's bytes (a stream of small writes), are one place:
     /// one page to sense.
-    pub(super) fn pieces(&self, lpn: u64, from: u64, to: u64, page: u64) -> Option<Vec<Loc>> {
+    pub(super) fn pieces(&self, lpn: u64, from: u64, to: u64) -> Option<Vec<Loc>> {
         let Mapping::Split(s) = self.mapping(lpn) else {
             return None;
         };
+        // A split page is the map's units, whole.
+        let page = self.units * MAP_UNIT;
         let mut out: Vec<Loc> = Vec::new();
         let mut last_entry = 0;
         let words = self.unit_words(s);
@@ -415,10 +417,9 @@ impl PageFtl {
     /// Takes split page `s`'s words off its blocks and gives its words back; returns the
     /// bytes counted out (each block marked in `touched` if given, else moved among the
     /// greedy victims at once).
-    fn drop_split(&mut self, s: usize, p: &Params, touched: Option<&mut Vec<bool>>) -> u64 {
+    fn drop_split(&mut self, s: usize, p: &Params, mut touched: Option<&mut Vec<bool>>) -> u64 {
         let n = self.units as usize;
         let mut out = 0;
-        let mut touched = touched;
         for u in 0..n {
             let word = std::mem::take(&mut self.splits.words[s * n + u]);
             let Some(loc) = Loc::unpack(word) else {
@@ -1040,9 +1041,8 @@ impl PageFtl {
                 .for_each(|w| *w = 0);
             return Ok(0);
         }
-        let bytes = live;
-        self.open_with_room(die, bytes, p)?;
-        let (block, entry) = self.store_entry(die, lpn, bytes, NO_VECTOR, false)?;
+        self.open_with_room(die, live, p)?;
+        let (block, entry) = self.store_entry(die, lpn, live, NO_VECTOR, false)?;
         for w in &mut self.splits.words[base..base + self.units as usize] {
             if at_here(*w) {
                 let unit = unit_bytes(*w) as u32;
@@ -1054,7 +1054,7 @@ impl PageFtl {
                 .pack();
             }
         }
-        Ok(bytes)
+        Ok(live)
     }
 }
 
