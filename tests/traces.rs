@@ -201,7 +201,7 @@ fn trace_commands_and_their_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains(&format!(
-            "{p}:3: expected a whole number for the size in sectors, found \"x\""
+            "{p}:3:9: expected a whole number for the size in sectors, found \"x\""
         )),
         "{}",
         stderr(&out)

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Duration, Rate, Size};
+use crate::units::DurationLabel;
 
 /// A page read's bit errors and their correction (`ssd.ecc`): each read's errors are drawn
 /// (Poisson, from the drive's own seeded stream), every codeword holding one costs the
@@ -634,9 +635,9 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
         if c.program.0 == 0 || c.program.0 > s.program.0 {
             return Err(format!(
                 "ssd.slc_cache.program: expected an SLC program time above zero and at most \
-                 the native `program` ({} µs), found {} µs",
-                s.program.0 / 1000,
-                c.program.0 / 1000
+                 the native `program` ({}), found {}",
+                DurationLabel(s.program.0),
+                DurationLabel(c.program.0)
             ));
         }
         if s.ftl != FtlKind::Page {

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use crate::error::Result;
 use crate::trace::TraceOp;
 
-use super::fields::{bytes, decimal_ns, is_num, req, whole};
-use super::{Collector, TextFormat};
+use super::fields::{decimal_ns, is_num, req, sector_bytes, whole, Bad};
+use super::{Collector, Line, TextFormat};
 
 /// blkparse: `8,33 30 1 0.001368096 5025 D R 540544 + 8 [proc]`. Takes the issue (`D`) or
 /// queue (`Q`) events; completion (`C`) events give the completion times of the requests
@@ -22,8 +22,8 @@ impl TextFormat for Blkparse {
         let queue_events = self.queue_events;
         let wanted = if queue_events { "Q" } else { "D" };
         let mut pending: HashMap<(&str, u64, u64), Vec<usize>> = HashMap::new();
-        for (i, l) in text.lines().enumerate() {
-            let f: Vec<&str> = l.split_whitespace().collect();
+        for at in Line::all(text) {
+            let f: Vec<&str> = at.text.split_whitespace().collect();
             let is_event = f.len() >= 7
                 && f[0]
                     .split_once(',')
@@ -35,7 +35,7 @@ impl TextFormat for Blkparse {
             if action != wanted && action != "C" {
                 continue;
             }
-            let parsed = (|| {
+            let parsed = (|| -> Result<_, Bad> {
                 let t = decimal_ns(f[3], 1_000_000_000)?;
                 let rwbs = f[6];
                 if f.len() < 10 || f[8] != "+" {
@@ -46,7 +46,10 @@ impl TextFormat for Blkparse {
                         }
                         return Ok((r, None));
                     }
-                    return Err(format!("expected `sector + count` after {rwbs:?}"));
+                    return Err(Bad::in_field(
+                        rwbs,
+                        format!("expected `sector + count` after {rwbs:?}"),
+                    ));
                 }
                 let sector: u64 = whole(f[7], "sector")?;
                 let count: u64 = whole(f[9], "sector count")?;
@@ -62,13 +65,16 @@ impl TextFormat for Blkparse {
                 } else if rwbs.contains('F') || count == 0 {
                     TraceOp::Flush
                 } else {
-                    return Err(format!("expected R, W, D or F in {rwbs:?}"));
+                    return Err(Bad::in_field(
+                        rwbs,
+                        format!("expected R, W, D or F in {rwbs:?}"),
+                    ));
                 };
                 let mut r = req(
                     t,
                     op,
-                    bytes(sector, "sector")?,
-                    bytes(count, "sector count")?,
+                    sector_bytes(f[7], "sector")?,
+                    sector_bytes(f[9], "sector count")?,
                 )?;
                 if let Some(r) = r.as_mut() {
                     r.process = f[4].parse().ok();
@@ -80,7 +86,7 @@ impl TextFormat for Blkparse {
                     let key = (f[0], r.offset / 512, r.len as u64 / 512);
                     let before = c.out.len();
                     // The device (`major,minor`) the event is on.
-                    c.take_on(i + 1, f[0], Ok(Some(r)))?;
+                    c.take_on(at, f[0], Ok(Some(r)))?;
                     if c.out.len() > before {
                         pending.entry(key).or_default().push(before);
                     }
@@ -97,7 +103,7 @@ impl TextFormat for Blkparse {
                     }
                 }
                 Ok(_) => {}
-                Err(m) => c.bad(i + 1, m)?,
+                Err(b) => c.bad(at, b)?,
             }
         }
         Ok(())

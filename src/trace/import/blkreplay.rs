@@ -4,8 +4,8 @@
 use crate::error::{InputError, Result};
 use crate::trace::TraceOp;
 
-use super::fields::{bytes, decimal_ns, req, whole};
-use super::{Collector, TextFormat};
+use super::fields::{decimal_ns, req, sector_bytes, Bad};
+use super::{Collector, Line, TextFormat};
 
 /// blkreplay's `.load` format.
 pub(super) struct Blkreplay;
@@ -16,8 +16,8 @@ impl TextFormat for Blkreplay {
         // precede the data; concatenated files repeat them, so prose (lines without
         // `;`) may also follow data.
         let mut data = false;
-        for (i, l) in text.lines().enumerate() {
-            let l = l.trim();
+        for at in Line::all(text) {
+            let l = at.text.trim();
             if l.starts_with("start ;") || l.starts_with("start;") {
                 data = true;
                 continue;
@@ -27,25 +27,25 @@ impl TextFormat for Blkreplay {
             }
 
             let f: Vec<&str> = l.split(';').map(str::trim).collect();
-            let parsed = (|| {
+            let parsed = (|| -> Result<_, Bad> {
                 if f.len() < 4 {
-                    return Err(format!("expected 6 fields (start ; sector ; length ; op ; replay_delay ; replay_duration), found {}", f.len()));
+                    return Err(format!("expected 6 fields (start ; sector ; length ; op ; replay_delay ; replay_duration), found {}", f.len()).into());
                 }
                 let op = match f[3] {
                     "R" | "r" => TraceOp::Read,
                     "W" | "w" => TraceOp::Write,
-                    other => return Err(format!("expected op R or W, found {other:?}")),
+                    other => {
+                        return Err(Bad::in_field(
+                            other,
+                            format!("expected op R or W, found {other:?}"),
+                        ))
+                    }
                 };
-                let sector: u64 = whole(f[1], "sector")?;
-                let sectors: u64 = whole(f[2], "length in sectors")?;
-                req(
-                    decimal_ns(f[0], 1_000_000_000)?,
-                    op,
-                    bytes(sector, "sector")?,
-                    bytes(sectors, "length in sectors")?,
-                )
+                let offset = sector_bytes(f[1], "sector")?;
+                let len = sector_bytes(f[2], "length in sectors")?;
+                Ok(req(decimal_ns(f[0], 1_000_000_000)?, op, offset, len)?)
             })();
-            c.take(i + 1, parsed)?;
+            c.take(at, parsed)?;
         }
         if !data {
             return Err(InputError::new(

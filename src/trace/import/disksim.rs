@@ -4,8 +4,8 @@
 use crate::error::Result;
 use crate::trace::TraceOp;
 
-use super::fields::{bytes, decimal_ns, req, whole};
-use super::{Collector, TextFormat};
+use super::fields::{decimal_ns, req, sector_bytes, whole, Bad};
+use super::{Collector, Line, TextFormat};
 
 /// DiskSim's ASCII trace, in its unit of time.
 pub(super) struct Disksim {
@@ -16,18 +16,19 @@ pub(super) struct Disksim {
 impl TextFormat for Disksim {
     fn read(&self, c: &mut Collector, text: &str) -> Result<()> {
         let unit = self.unit_ns;
-        for (i, l) in text.lines().enumerate() {
-            let l = l.trim();
+        for at in Line::all(text) {
+            let l = at.text.trim();
             if l.is_empty() {
                 continue;
             }
             let f: Vec<&str> = l.split_whitespace().collect();
-            let parsed = (|| {
+            let parsed = (|| -> Result<_, Bad> {
                 if f.len() < 5 {
                     return Err(format!(
                         "expected 5 fields (time device sector size flags), found {}",
                         f.len()
-                    ));
+                    )
+                    .into());
                 }
                 let flags: u32 = whole(f[4], "flags")?;
                 let op = if flags & 1 == 1 {
@@ -35,17 +36,12 @@ impl TextFormat for Disksim {
                 } else {
                     TraceOp::Write
                 };
-                let sector: u64 = whole(f[2], "start sector")?;
-                let sectors: u64 = whole(f[3], "size in sectors")?;
-                req(
-                    decimal_ns(f[0], unit)?,
-                    op,
-                    bytes(sector, "start sector")?,
-                    bytes(sectors, "size in sectors")?,
-                )
+                let offset = sector_bytes(f[2], "start sector")?;
+                let len = sector_bytes(f[3], "size in sectors")?;
+                Ok(req(decimal_ns(f[0], unit)?, op, offset, len)?)
             })();
             // The second field is the device number.
-            c.take_on(i + 1, f.get(1).copied().unwrap_or_default(), parsed)?;
+            c.take_on(at, f.get(1).copied().unwrap_or_default(), parsed)?;
         }
         Ok(())
     }

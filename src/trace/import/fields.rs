@@ -1,10 +1,52 @@
 //! Field parsers every text format shares: exact decimal times, sectors to bytes, whole
 //! numbers naming their field, device names in natural order, and a request checked for
-//! size.
+//! size; and [`Bad`], what is wrong with a line and in which of its fields.
 
 use std::str::FromStr;
 
 use crate::trace::{TraceOp, TraceRequest};
+
+/// What is wrong with a line: what was expected, and where the field it is about starts
+/// (the address of its text, a slice of the line; 0 where no one field is).
+#[derive(Debug)]
+pub(super) struct Bad {
+    pub(super) at: usize,
+    pub(super) message: String,
+}
+
+impl Bad {
+    /// A problem with the field `field`, a slice of the line.
+    pub(super) fn in_field(field: &str, message: impl Into<String>) -> Bad {
+        Bad {
+            at: field.as_ptr() as usize,
+            message: message.into(),
+        }
+    }
+
+    /// The 1-based column in `line` of the field, 0 where there is none or it is not a
+    /// slice of `line`.
+    pub(super) fn column(&self, line: &str) -> usize {
+        let start = line.as_ptr() as usize;
+        match self.at.checked_sub(start) {
+            Some(off) if self.at != 0 && off <= line.len() && line.is_char_boundary(off) => {
+                line[..off].chars().count() + 1
+            }
+            _ => 0,
+        }
+    }
+}
+
+impl From<String> for Bad {
+    fn from(message: String) -> Bad {
+        Bad { at: 0, message }
+    }
+}
+
+impl From<&str> for Bad {
+    fn from(message: &str) -> Bad {
+        message.to_string().into()
+    }
+}
 
 pub(super) fn is_num(s: &str) -> bool {
     !s.is_empty()
@@ -14,15 +56,16 @@ pub(super) fn is_num(s: &str) -> bool {
 
 /// Parses a non-negative decimal number of `unit_ns` nanoseconds exactly (no float
 /// rounding of long timestamps).
-pub(super) fn decimal_ns(s: &str, unit_ns: u64) -> std::result::Result<u64, String> {
+pub(super) fn decimal_ns(s: &str, unit_ns: u64) -> std::result::Result<u64, Bad> {
     let s = s.trim();
     if s.starts_with('-') {
-        return Err(format!(
-            "expected a time of zero or more, found {s:?} (negative)"
+        return Err(Bad::in_field(
+            s,
+            format!("expected a time of zero or more, found {s:?} (negative)"),
         ));
     }
     let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    let bad = || format!("expected a time, found {s:?}");
+    let bad = || Bad::in_field(s, format!("expected a time, found {s:?}"));
     if (int.is_empty() && frac.is_empty())
         || !int.bytes().all(|b| b.is_ascii_digit())
         || !frac.bytes().all(|b| b.is_ascii_digit())
@@ -46,10 +89,15 @@ pub(super) fn decimal_ns(s: &str, unit_ns: u64) -> std::result::Result<u64, Stri
     Ok(ns)
 }
 
-/// `sectors` of 512 bytes in bytes, or an error naming `what` where that overflows.
-pub(super) fn bytes(sectors: u64, what: &str) -> std::result::Result<u64, String> {
+/// The `sectors` of 512 bytes the field `field` holds, in bytes, or an error naming `what`
+/// where the field is not a whole number or its bytes overflow.
+pub(super) fn sector_bytes(field: &str, what: &str) -> std::result::Result<u64, Bad> {
+    let sectors: u64 = whole(field, what)?;
     sectors.checked_mul(512).ok_or_else(|| {
-        format!("expected the {what} (512-byte sectors) below 2^55, found {sectors}")
+        Bad::in_field(
+            field.trim(),
+            format!("expected the {what} (512-byte sectors) below 2^55, found {sectors}"),
+        )
     })
 }
 
@@ -86,11 +134,13 @@ pub(super) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
-pub(super) fn whole<T: FromStr>(s: &str, what: &str) -> std::result::Result<T, String> {
-    s.trim().parse::<T>().map_err(|_| {
-        format!(
-            "expected a whole number for the {what}, found {:?}",
-            s.trim()
+/// The whole number the field `s` holds, or an error naming it as `what`.
+pub(super) fn whole<T: FromStr>(s: &str, what: &str) -> std::result::Result<T, Bad> {
+    let s = s.trim();
+    s.parse::<T>().map_err(|_| {
+        Bad::in_field(
+            s,
+            format!("expected a whole number for the {what}, found {s:?}"),
         )
     })
 }

@@ -4,8 +4,8 @@
 use crate::error::Result;
 use crate::trace::TraceOp;
 
-use super::fields::{decimal_ns, req, whole};
-use super::{Collector, TextFormat};
+use super::fields::{decimal_ns, req, whole, Bad};
+use super::{Collector, Line, TextFormat};
 
 /// fio's iolog.
 pub(super) struct FioLog {
@@ -16,13 +16,13 @@ pub(super) struct FioLog {
 impl TextFormat for FioLog {
     fn read(&self, c: &mut Collector, text: &str) -> Result<()> {
         let v3 = self.v3;
-        for (i, l) in text.lines().enumerate().skip(1) {
-            let l = l.trim();
+        for at in Line::all(text).skip(1) {
+            let l = at.text.trim();
             if l.is_empty() {
                 continue;
             }
             let f: Vec<&str> = l.split_whitespace().collect();
-            let parsed = (|| {
+            let parsed = (|| -> Result<_, Bad> {
                 let (t, rest) = if v3 {
                     let t = f.first().ok_or("expected a timestamp")?;
                     (decimal_ns(t, 1_000)?, &f[1..])
@@ -41,19 +41,24 @@ impl TextFormat for FioLog {
                     "write" => TraceOp::Write,
                     "trim" => TraceOp::Trim,
                     "sync" | "datasync" => TraceOp::Flush,
-                    other => return Err(format!("expected an action (add, open, close, read, write, trim, sync), found {other:?}")),
+                    other => return Err(Bad::in_field(other, format!("expected an action (add, open, close, read, write, trim, sync), found {other:?}"))),
                 };
                 if op == TraceOp::Flush {
-                    return req(t, op, 0, 0);
+                    return Ok(req(t, op, 0, 0)?);
                 }
                 if rest.len() < 4 {
-                    return Err(format!("expected an offset and a length after {action:?}"));
+                    return Err(format!("expected an offset and a length after {action:?}").into());
                 }
-                req(t, op, whole(rest[2], "offset")?, whole(rest[3], "length")?)
+                Ok(req(
+                    t,
+                    op,
+                    whole(rest[2], "offset")?,
+                    whole(rest[3], "length")?,
+                )?)
             })();
             // Each line names its file (or device).
             let name = f.get(usize::from(v3)).copied().unwrap_or_default();
-            c.take_on(i + 1, name, parsed)?;
+            c.take_on(at, name, parsed)?;
         }
         Ok(())
     }

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::{Trace, TraceDevice, TraceRequest};
 use crate::error::{Error, InputError, Result};
-use fields::{is_num, natural_cmp};
+use fields::{is_num, natural_cmp, Bad};
 
 /// A trace file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -221,14 +221,14 @@ pub(super) struct Collector<'a> {
 impl Collector<'_> {
     /// Handles one line's parse result, a request on the device the line names (one of
     /// several in a multi-device trace).
-    pub(super) fn take_on(
+    fn take_on(
         &mut self,
-        line: usize,
+        at: Line,
         device: &str,
-        parsed: std::result::Result<Option<TraceRequest>, String>,
+        parsed: std::result::Result<Option<TraceRequest>, Bad>,
     ) -> Result<()> {
         let before = self.out.len();
-        self.take(line, parsed)?;
+        self.take(at, parsed)?;
         if self.out.len() > before {
             let device = device.trim();
             let d = match self.devices.get(device) {
@@ -280,33 +280,55 @@ impl Collector<'_> {
         out
     }
 
-    pub(super) fn bad(&mut self, line: usize, message: String) -> Result<()> {
+    /// A malformed line: counted where bad lines are skipped, an error naming its line and
+    /// the column of the field at fault otherwise.
+    fn bad(&mut self, at: Line, bad: Bad) -> Result<()> {
         if self.skip_bad {
             self.skipped += 1;
             Ok(())
         } else {
-            Err(InputError::new(self.file, "", message).at(line, 0).into())
+            let column = bad.column(at.text);
+            Err(InputError::new(self.file, "", bad.message)
+                .at(at.number, column)
+                .into())
         }
     }
 
     /// Handles one line's parse result.
-    pub(super) fn take(
+    fn take(
         &mut self,
-        line: usize,
-        parsed: std::result::Result<Option<TraceRequest>, String>,
+        at: Line,
+        parsed: std::result::Result<Option<TraceRequest>, Bad>,
     ) -> Result<()> {
         match parsed {
             Ok(Some(r)) => {
                 if let Err(m) = r.check(self.last_time) {
-                    return self.bad(line, m);
+                    return self.bad(at, m.into());
                 }
                 self.last_time = r.time_ns;
                 self.out.push(r);
                 Ok(())
             }
             Ok(None) => Ok(()),
-            Err(m) => self.bad(line, m),
+            Err(b) => self.bad(at, b),
         }
+    }
+}
+
+/// A line of a trace as the file has it: its 1-based number and its text.
+#[derive(Debug, Clone, Copy)]
+struct Line<'t> {
+    number: usize,
+    text: &'t str,
+}
+
+impl<'t> Line<'t> {
+    /// The lines of `text`, numbered from 1.
+    fn all(text: &'t str) -> impl Iterator<Item = Line<'t>> {
+        text.lines().enumerate().map(|(i, text)| Line {
+            number: i + 1,
+            text,
+        })
     }
 }
 
@@ -563,12 +585,22 @@ mod tests {
     }
 
     #[test]
-    fn bad_input_names_the_line() {
+    fn bad_input_names_the_line_and_the_column_of_its_field() {
         let e = imp("0.0 0 1 8 1\n0.5 0 2 x 1\n").unwrap_err().to_string();
         assert_eq!(
             e,
-            "t.trace:2: expected a whole number for the size in sectors, found \"x\""
+            "t.trace:2:9: expected a whole number for the size in sectors, found \"x\""
         );
+        // Columns count characters of the line as the file has it, leading blanks too.
+        let e = imp("0.0 0 1 8 1\n  0.5 0 2 8 x\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.trace:2:13: expected a whole number for the flags"),
+            "{e}"
+        );
+        let e = imp("0,1,512,r,0.0\n1,1,512,é,0.5\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "t.trace:2:9: expected opcode r or w, found \"é\"");
         let e = imp("1.0 0 1 8 1\n0.5 0 2 8 1\n").unwrap_err().to_string();
         assert!(e.starts_with("t.trace:2: time goes backwards"), "{e}");
         let e = imp("0.0 0 1 0 1\n").unwrap_err().to_string();
@@ -588,7 +620,7 @@ mod tests {
             imp("128166372003061629,hm,1,Read,0,4096,1\n128166372003061729,hm,1,Wrte,0,4096,1\n")
                 .unwrap_err()
                 .to_string();
-        assert_eq!(e, "t.trace:2: expected Read or Write, found \"Wrte\"");
+        assert_eq!(e, "t.trace:2:25: expected Read or Write, found \"Wrte\"");
         let e = imp("hello\n").unwrap_err().to_string();
         assert!(e.contains("cannot tell the trace format"), "{e}");
         let e = import(
