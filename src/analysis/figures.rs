@@ -120,7 +120,7 @@ fn firmware_order<'a>(
     )
 }
 
-/// Each drive's firmwares with results, the current one last (see [`FirmwareOrder`]): the
+/// Each drive's firmwares with results, the current one last (see `FirmwareOrder`): the
 /// firmware history pages list them, the last two compared.
 pub fn firmware_history(
     jobs: &[(StoredJob, JobSummary)],

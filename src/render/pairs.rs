@@ -58,7 +58,7 @@ pub(super) fn settings(variant: &str) -> Vec<(String, String)> {
 }
 
 /// Every pair of variants of a suite's tests that differ in exactly one dimension (one
-/// not swept: see [`super::sweeps`]).
+/// not swept: see `render::sweeps`).
 pub fn pairs<'a>(figures: &'a [TestFigures], suite: &str) -> Vec<Pair<'a>> {
     let mut out = Vec::new();
     let tests: Vec<&TestFigures> = figures.iter().filter(|f| f.suite == suite).collect();

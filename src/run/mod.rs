@@ -9,8 +9,8 @@
 //! results are the same however the run was selected or interrupted.
 //!
 //! The stages of a run, a file each: [`preflight`] (every target probed, every job checked
-//! against it, traces read), [`schedule`] (what to do with each job of a drive, and which
-//! drive runs when), [`job`] (one job on its target, into the store), [`rounds`] (a
+//! against it, traces read), `schedule` (what to do with each job of a drive, and which
+//! drive runs when), `job` (one job on its target, into the store), `rounds` (a
 //! round-major test's variants, a round of each in turn).
 
 mod job;

@@ -1,4 +1,4 @@
-//! What the engine issues: the workload a test describes ([`spec`]), seeded request
+//! What the engine issues: the workload a test describes (`spec`), seeded request
 //! generators ([`SyntheticSource`], [`TraceSource`]) and write-data patterns
 //! ([`DataFiller`]). Every random draw comes from [`crate::rng`].
 

@@ -88,7 +88,7 @@ fn text_width(text: &str, size: f64, bold: bool) -> i32 {
 }
 
 /// Each character's advance in the bundled font, regular and bold, per pixel of font size,
-/// as [`text_width`] measures it: the explorer (templates/static/explore.js) measures its
+/// as `text_width` measures it: the explorer (templates/static/explore.js) measures its
 /// labels with these, so that its charts fit their texts exactly as the static ones do.
 pub fn advances(
     chars: &std::collections::BTreeSet<char>,
