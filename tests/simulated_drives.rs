@@ -904,7 +904,7 @@ fn every_ssds_latencies_spread_as_the_docs_report() {
     }
     lab.write("suites/latency.yaml", &repo_suite_file("latency"));
     let rows = run_rows(&lab);
-    assert_eq!(rows.len(), 58, "29 SSDs, two tests each");
+    assert_eq!(rows.len(), 64, "32 SSDs, two tests each");
     let mut both = 0;
     let mut reads = std::collections::BTreeSet::new();
     for r in &rows {
@@ -934,9 +934,9 @@ fn every_ssds_latencies_spread_as_the_docs_report() {
             both += 1;
         }
     }
-    assert_eq!(tlc.len(), 6, "{tlc:?}");
+    assert_eq!(tlc.len(), 9, "{tlc:?}");
     assert_eq!(
-        both, 38,
-        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 38 of 58)"
+        both, 41,
+        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 41 of 64)"
     );
 }
