@@ -1006,11 +1006,14 @@ fn a_sandforce_drive_on_25nm_nand_is_predicted_from_its_34nm_self() {
 }
 
 #[test]
-fn the_x25v_keeps_half_the_x25m_80s_sequential_write_with_half_its_channels() {
-    // Intel's X25-V 40 GB is the X25-M G2 80 GB with five of its ten channels populated:
-    // 35 MB/s sequential write against 70 (shared/reference/capacity-families.md, Tom's
-    // Hardware). Derived from the 80 GB's file with those facts (not shipped), on the spec
-    // sheets' test: its share of the 80 GB's write is predicted.
+fn family_members_not_shipped_keep_their_published_shares() {
+    // Two more members of shared/reference/capacity-families.md's families, each derived
+    // from a shipped file with the facts that differ (not shipped), on the spec sheets'
+    // test: their shares of the shipped drive's figures are predicted.
+    // - Intel's X25-V 40 GB is the X25-M G2 80 GB with five of its ten channels populated:
+    //   35 MB/s sequential write against 70 (Tom's Hardware).
+    // - The Crucial m4 512 GB has twice the 256 GB's dies (64, derived: 8 GB a die) and
+    //   the same sheet: 415 / 260 MB/s, 40,000 random reads.
     let lab = TestLab::new();
     let suite = repo_suite_file("capacity-specs");
     let drives = suite.lines().find(|l| l.starts_with("drives: ")).unwrap();
@@ -1018,25 +1021,65 @@ fn the_x25v_keeps_half_the_x25m_80s_sequential_write_with_half_its_channels() {
         "suites/capacity-specs.yaml",
         &suite.replace(drives, "drives: [\"*\"]"),
     );
-    lab.write(
-        "drives/intel-x25m-g2-80.yaml",
-        &drive_file("intel-x25m-g2-80"),
-    );
-    let x25v = drive_edited(
-        "intel-x25m-g2-80",
-        &[
-            ("id: intel-x25m-g2-80", "id: intel-x25v-40"),
-            ("capacity: 80GB", "capacity: 40GB"),
-            ("  channels: 10\n", "  channels: 5\n"),
-            ("raw_capacity: 85.9GB", "raw_capacity: 42.95GB"),
-        ],
-    );
-    lab.write("drives/intel-x25v-40.yaml", &x25v);
+    for (parent, edits) in [
+        (
+            "intel-x25m-g2-80",
+            [
+                ("id: intel-x25m-g2-80", "id: intel-x25v-40"),
+                ("capacity: 80GB", "capacity: 40GB"),
+                ("  channels: 10\n", "  channels: 5\n"),
+                ("raw_capacity: 85.9GB", "raw_capacity: 42.95GB"),
+            ],
+        ),
+        (
+            "crucial-m4-256",
+            [
+                ("id: crucial-m4-256", "id: crucial-m4-512"),
+                ("capacity: 256GB", "capacity: 512GB"),
+                ("  dies_per_channel: 4\n", "  dies_per_channel: 8\n"),
+                ("raw_capacity: 256GiB", "raw_capacity: 512GiB"),
+            ],
+        ),
+    ] {
+        lab.write(&format!("drives/{parent}.yaml"), &drive_file(parent));
+        let id = edits[0].1.trim_start_matches("id: ");
+        lab.write(&format!("drives/{id}.yaml"), &drive_edited(parent, &edits));
+    }
     let r = run(&lab);
-    let get = |d: &str| figure(&r, d, "sequential-write-128k-qd32", "base", "mb_per_s");
-    let share = get("intel-x25v-40") / get("intel-x25m-g2-80");
-    assert!(
-        (share - 0.5).abs() <= 0.15,
-        "X25-V / X25-M 80 GB sequential write {share:.3}, published 0.50"
-    );
+    for (derived, parent, test, key, published) in [
+        (
+            "intel-x25v-40",
+            "intel-x25m-g2-80",
+            "sequential-write-128k-qd32",
+            "mb_per_s",
+            0.5,
+        ),
+        (
+            "crucial-m4-512",
+            "crucial-m4-256",
+            "sequential-write-128k-qd32",
+            "mb_per_s",
+            1.0,
+        ),
+        (
+            "crucial-m4-512",
+            "crucial-m4-256",
+            "sequential-read-128k-qd32",
+            "mb_per_s",
+            1.0,
+        ),
+        (
+            "crucial-m4-512",
+            "crucial-m4-256",
+            "random-read-4k-qd32",
+            "iops",
+            1.0,
+        ),
+    ] {
+        let share = figure(&r, derived, test, "base", key) / figure(&r, parent, test, "base", key);
+        assert!(
+            (share - published).abs() <= 0.15,
+            "{derived} / {parent} {test}: {share:.3}, published {published}"
+        );
+    }
 }
