@@ -1017,9 +1017,7 @@ impl PageFtl {
         }
         Ok(moved)
     }
-}
 
-impl PageFtl {
     /// Copies the units of split page `s` (logical page `lpn`) that victim entry `here`
     /// holds into one entry of the die's open block, and points them there; returns the
     /// bytes moved.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use crate::error::Result;
 use crate::trace::TraceOp;
 
-use super::fields::{decimal_ns, is_num, req, sector_bytes, whole, Bad};
+use super::fields::{decimal_ns, is_num, req, sectors_to_bytes, whole, Bad};
 use super::{Collector, Line, TextFormat};
 
 /// blkparse: `8,33 30 1 0.001368096 5025 D R 540544 + 8 [proc]`. Takes the issue (`D`) or
@@ -73,8 +73,8 @@ impl TextFormat for Blkparse {
                 let mut r = req(
                     t,
                     op,
-                    sector_bytes(f[7], "sector")?,
-                    sector_bytes(f[9], "sector count")?,
+                    sectors_to_bytes(sector, f[7], "sector")?,
+                    sectors_to_bytes(count, f[9], "sector count")?,
                 )?;
                 if let Some(r) = r.as_mut() {
                     r.process = f[4].parse().ok();

@@ -92,7 +92,16 @@ pub(super) fn decimal_ns(s: &str, unit_ns: u64) -> std::result::Result<u64, Bad>
 /// The `sectors` of 512 bytes the field `field` holds, in bytes, or an error naming `what`
 /// where the field is not a whole number or its bytes overflow.
 pub(super) fn sector_bytes(field: &str, what: &str) -> std::result::Result<u64, Bad> {
-    let sectors: u64 = whole(field, what)?;
+    sectors_to_bytes(whole(field, what)?, field, what)
+}
+
+/// `sectors` of 512 bytes (read from `field`) in bytes, or an error naming `what` where
+/// that overflows.
+pub(super) fn sectors_to_bytes(
+    sectors: u64,
+    field: &str,
+    what: &str,
+) -> std::result::Result<u64, Bad> {
     sectors.checked_mul(512).ok_or_else(|| {
         Bad::in_field(
             field.trim(),
