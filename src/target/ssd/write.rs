@@ -1,0 +1,461 @@
+//! A write's path: the controller's time, the buffer, the FTL's placement, the program
+//! on its die (SLC mode or native, folding, its pulses), and the work left for its end.
+
+use crate::drive::FtlKind;
+use crate::error::Result;
+use crate::io::{IoRequest, WriteData};
+
+use super::page_ftl;
+use super::params::{self, Params};
+use super::slc::Placement;
+use super::{Ftl, Pages, SsdSim};
+
+/// A host program's time on its die, and whether it goes to native cells (else in SLC
+/// mode).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NextProgram {
+    pub(super) time: u64,
+    native: bool,
+}
+
+/// The controller work a host program leaves for when it ends (`completion_share`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Completion {
+    end: u64,
+    work: u64,
+}
+
+/// The map units of logical page `lpn` that a write of `len` bytes at `offset` covers,
+/// where the map tracks a page's units apart and the write covers part of the page (a
+/// unit it covers in part counts as covered); `None` for the whole page.
+fn covered_units(p: &Params, lpn: u64, offset: u64, len: u64) -> Option<page_ftl::Units> {
+    if p.map_units <= 1 {
+        return None;
+    }
+    let from = (lpn * p.page).max(offset) - lpn * p.page;
+    let to = ((lpn + 1) * p.page).min(offset + len) - lpn * p.page;
+    if from == 0 && to == p.page {
+        return None;
+    }
+    let first = from / params::MAP_UNIT;
+    Some(page_ftl::Units {
+        first,
+        count: to.div_ceil(params::MAP_UNIT) - first,
+    })
+}
+
+impl SsdSim {
+    /// A write from `at`, when the controller has the command and its data: returns when
+    /// the drive reports it done (in its buffer, or after the work it had to wait for).
+    pub(super) fn serve_write(
+        &mut self,
+        req: &IoRequest,
+        data: Option<WriteData>,
+        span: Pages,
+        mut at: u64,
+    ) -> Result<u64> {
+        let p = self.params();
+        let len = req.len as u64;
+        let Pages {
+            first,
+            last,
+            count: pages,
+        } = span;
+        let aligned = req.offset % p.page == 0 && len % p.page == 0;
+        self.stats.host_bytes += len;
+        // What was read ahead may be overwritten.
+        self.ahead.clear();
+        // Each page of data the write carries (or unit, `page_overhead_unit`) costs the
+        // controller its map entry and ECC (an unaligned 4 KiB write is one page of data,
+        // remapped, not two).
+        // A controller that combines them does it a stripe at a time, when the stripe's
+        // last page arrives: that write and those behind it wait for the whole stripe's.
+        // The share of it spent when the write's last page is programmed waits for that.
+        let units = len.div_ceil(p.overhead_unit);
+        self.combined += units;
+        at += p.write_overhead;
+        if self.combined >= p.combine {
+            at += self.combined * p.page_overhead;
+            self.combined = 0;
+        }
+        let deferred = p.write_deferred + units * p.page_deferred;
+        if p.small_write_gap > 0 && len < 16 * 1024 {
+            at = at.max(self.next_small_write);
+            self.next_small_write = at + p.small_write_gap;
+        }
+        if !aligned {
+            if p.remap {
+                at += p.remap_cost;
+            } else {
+                // Read-modify-write of the partly covered first and last pages,
+                // one after the other through the controller's one merge buffer,
+                // which holds the controller until the merged data is ready.
+                let mut ready = at;
+                let ends = if first == last {
+                    &[first][..]
+                } else {
+                    &[first, last]
+                };
+                for &lpn in ends {
+                    let partial =
+                        lpn * p.page < req.offset || (lpn + 1) * p.page > req.offset + len;
+                    if partial && !self.buffer.is_held(lpn) {
+                        if let Some(page) = self.locate(lpn) {
+                            ready = self.read_page(page, ready, page.bytes);
+                        }
+                    }
+                }
+                at = ready;
+            }
+        }
+        at = self.interrupted_until(at);
+        self.ctrl = self.ctrl.max(at);
+        let stored = if aligned || p.remap {
+            self.stored_bytes(data, len)
+        } else {
+            // The merged whole pages are written.
+            pages * p.page
+        };
+        let per_page = stored.div_ceil(pages).max(1);
+        match p.ftl {
+            FtlKind::Page if p.flush_buffer => {
+                let mut done = at;
+                let held = self.buffer.held_bytes;
+                if held + stored > p.buffer && held > 0 {
+                    // The buffer is written out first; no command or data comes in until
+                    // it is on NAND.
+                    done = self.write_out_held(&p, at)?;
+                    self.ctrl = self.ctrl.max(done);
+                    self.link_out = self.link_out.max(done);
+                }
+                for lpn in first..=last {
+                    self.buffer.hold(lpn, per_page);
+                }
+                Ok(done)
+            }
+            FtlKind::Page => {
+                let admitted = self.buffer.admit(stored, at);
+                let mut collected = 0;
+                for lpn in first..=last {
+                    // The deferred work waits for the program of the write's last page.
+                    let work = if lpn == last { deferred } else { 0 };
+                    let units = covered_units(&p, lpn, req.offset, len);
+                    let placed = self.place(&p, lpn, per_page, units, admitted, work)?;
+                    collected = collected.max(placed);
+                }
+                if p.gc_foreground && collected > 0 {
+                    // The controller collected: this write and every command after
+                    // it wait until the victim is copied and erased.
+                    self.ctrl = self.ctrl.max(collected);
+                    return Ok(admitted.max(collected));
+                }
+                Ok(admitted)
+            }
+            FtlKind::Block => Ok(self.cache_write(span, at)),
+        }
+    }
+
+    /// Bytes a write stores: the LZ4-compressed size of its data on a compressing
+    /// controller (never more than the data), else its length.
+    fn stored_bytes(&mut self, data: Option<WriteData>, len: u64) -> u64 {
+        match data {
+            // LZ4's output for random bytes is the bytes and its framing: stored as they are.
+            Some(WriteData::Random) => len,
+            Some(WriteData::Bytes(d)) if self.p.compression => {
+                self.scratch
+                    .resize(lz4_flex::block::get_maximum_output_size(d.len()), 0);
+                match lz4_flex::block::compress_into(d, &mut self.scratch) {
+                    Ok(n) => (n as u64).min(len),
+                    Err(_) => len,
+                }
+            }
+            _ => len,
+        }
+    }
+
+    /// A block-mapped FTL's write of `span` from `at`: it completes in the cache; one that
+    /// finds no room waits for the whole cache to be written out (its merges one after
+    /// another: the pause). One larger than the cache goes straight through.
+    fn cache_write(&mut self, span: Pages, at: u64) -> u64 {
+        let p = &*self.p;
+        let Pages {
+            first,
+            last,
+            count: pages,
+        } = span;
+        let cap = p.buffer / p.page;
+        let cached = match &self.ftl {
+            Ftl::Block(f) => f.cache.len() as u64,
+            Ftl::Page(_) => 0,
+        };
+        let mut done = at;
+        if cached + pages > cap {
+            done = self.write_out_cache(at);
+        }
+        if pages > cap {
+            for lpn in first..=last {
+                done = done.max(self.log_write(lpn, at));
+            }
+        } else if let Ftl::Block(f) = &mut self.ftl {
+            for lpn in first..=last {
+                if !f.cache.contains(&lpn) {
+                    f.cache.push(lpn);
+                }
+            }
+        }
+        done
+    }
+
+    /// Page FTL: stores `bytes` of logical page `lpn` (the whole page, or `units` of it),
+    /// buffered at `at`; programs the pages that fill, the controller taking `work` when the
+    /// program holding this page ends. Returns when the garbage collection this caused is
+    /// done (0 if none).
+    fn place(
+        &mut self,
+        p: &Params,
+        lpn: u64,
+        bytes: u64,
+        units: Option<page_ftl::Units>,
+        at: u64,
+        work: u64,
+    ) -> Result<u64> {
+        let Ftl::Page(f) = &mut self.ftl else {
+            return Ok(0);
+        };
+        let die = f.die;
+        // The old data goes stale; the new is counted as it is programmed.
+        let old = match units {
+            Some(u) => f.invalidate_units(lpn, u, p),
+            None => f.invalidate(lpn, p),
+        };
+        if let Some(c) = &mut self.slc {
+            self.valid = self.valid.saturating_sub(old) + bytes;
+            c.sync(self.valid);
+        }
+        let mut book = page_ftl::Booking {
+            busy: &mut self.die,
+            stats: &mut self.stats,
+            at,
+        };
+        let collected = f.append(die, lpn as u32, bytes, units, p, &mut book)?;
+        // A block the die is still collecting into the free list is written after that.
+        let erased = f.open[die].map_or(0, |b| f.blocks[b as usize].erased);
+        let queued = erased > at && self.die[die].bg_left > 0;
+        self.filling[die] += bytes;
+        self.deferred[die] += work;
+        // A program takes a page for each plane (a wordline's pages, one-shot).
+        let mut programmed = false;
+        loop {
+            let unit = self.program_unit();
+            if self.filling[die] < unit {
+                break;
+            }
+            self.filling[die] -= unit;
+            let done = if queued {
+                self.program_after_collection(die, at, erased, unit)
+            } else {
+                self.program(die, at.max(erased), unit)
+            };
+            let work = std::mem::take(&mut self.deferred[die]);
+            self.completed_at(done, work);
+            self.buffer.release(done, unit);
+            programmed = true;
+        }
+        if programmed {
+            // The next page goes to the next die in turn if it is free by the time this
+            // write's data arrived, else to the die that is free first (the next in turn
+            // among equals): a die busy collecting garbage is passed over.
+            let turn = if die + 1 == p.dies { 0 } else { die + 1 };
+            let next = if self.die[turn].free_at() <= at {
+                turn
+            } else {
+                self.free_first(turn)
+            };
+            if let Ftl::Page(f) = &mut self.ftl {
+                f.die = next;
+            }
+        }
+        Ok(collected)
+    }
+
+    /// The die free first, the first in turn from `turn` among equals (two plain loops:
+    /// this runs for most writes where the dies bind).
+    fn free_first(&self, turn: usize) -> usize {
+        let mut best = turn;
+        let mut best_at = u64::MAX;
+        for (d, die) in self.die.iter().enumerate().skip(turn) {
+            let at = die.free_at();
+            if at < best_at {
+                best = d;
+                best_at = at;
+            }
+        }
+        for (d, die) in self.die.iter().enumerate().take(turn) {
+            let at = die.free_at();
+            if at < best_at {
+                best = d;
+                best_at = at;
+            }
+        }
+        best
+    }
+
+    /// With `flush_buffer`: writes the buffer out from `at`, its pages placed in the order
+    /// they came (a program for every die's share at once); returns when the last is
+    /// programmed and the collection they caused is done. A page's data short of a whole
+    /// program stays in the buffer, as in [`SsdSim::settle`].
+    pub(super) fn write_out_held(&mut self, p: &Params, at: u64) -> Result<u64> {
+        let mut done = at;
+        for h in self.buffer.take_held() {
+            done = done.max(self.place(p, h.lpn, h.bytes, None, at, 0)?);
+        }
+        Ok(done.max(self.buffer.drain().unwrap_or(at)))
+    }
+
+    /// Programs a page on each plane of `die` (one page without multi-plane programs) once
+    /// their data is there at `ready`; returns when done. The data crosses the channel as
+    /// soon as the channel is free and waits in the die's cache registers if the die is
+    /// still busy (a die collecting garbage does not hold up the other dies on its
+    /// channel), and a native program after the controller's native rate passes it. A read
+    /// that suspends the program later lengthens it on the die only: the end returned
+    /// (where the buffer frees its pages) stays as booked.
+    pub(super) fn program(&mut self, die: usize, ready: u64, unit: u64) -> u64 {
+        let sent = self.send_program(die, ready, unit);
+        let next = self.next_program(die, unit);
+        let passed = self.native_gate(sent, unit, next.native);
+        let start = self.die[die].start(passed);
+        let end = start + self.pulsed(next.time);
+        self.die[die].book_program(start, end);
+        end
+    }
+
+    /// Programs a page on each plane of `die` as soon as the background collection queued
+    /// on it has erased their block at `erased`; host reads still go between its steps.
+    /// Returns when done.
+    fn program_after_collection(&mut self, die: usize, ready: u64, erased: u64, unit: u64) -> u64 {
+        let sent = self.send_program(die, ready, unit);
+        let next = self.next_program(die, unit);
+        let sent = self.native_gate(sent, unit, next.native);
+        let time = self.pulsed(next.time);
+        self.die[die].background_after(sent, erased.max(sent), time)
+    }
+
+    /// How long `die`'s next host program of `unit` bytes takes: in SLC mode while the
+    /// cache has room; in native cells (their pages alternating lower and upper, or a
+    /// wordline's at once) after the cache's data it must fold first, each page a plane
+    /// folded read from SLC and programmed natively on the die (on-die copy-back: no
+    /// channel transfer).
+    pub(super) fn next_program(&mut self, die: usize, unit: u64) -> NextProgram {
+        let p = &*self.p;
+        let fold = match self.slc.as_mut().map(|c| c.place(unit)) {
+            Some(Placement::Slc) => {
+                let time = self.slc.as_ref().map_or(p.t_prog, |c| c.t_prog);
+                return NextProgram {
+                    time,
+                    native: false,
+                };
+            }
+            Some(Placement::Native { fold }) => fold,
+            None => 0,
+        };
+        self.stats.folded_bytes += fold;
+        let page = p.page * p.planes;
+        let folding = (fold as u128 * (p.t_read + p.t_prog) as u128 / page as u128) as u64;
+        NextProgram {
+            time: folding + self.native_program_time(die),
+            native: true,
+        }
+    }
+
+    /// The bytes the next host program writes: a page on each plane; with one-shot
+    /// programming, a wordline's pages on each plane when it goes to native cells (in SLC
+    /// mode a cell holds one page's bit).
+    pub(super) fn program_unit(&self) -> u64 {
+        let p = &*self.p;
+        let page = p.page * p.planes;
+        match &self.slc {
+            _ if p.program_pages == 1 => page,
+            Some(c) if c.takes(page) => page,
+            _ => page * p.program_pages,
+        }
+    }
+
+    /// A native program's time on `die`: its pages alternate lower and upper, or with
+    /// one-shot programming a wordline's pages take `program` each, together.
+    fn native_program_time(&mut self, die: usize) -> u64 {
+        if self.p.program_pages > 1 {
+            return self.p.program_pages * self.p.t_prog;
+        }
+        let upper = &mut self.upper_next[die];
+        let t = self.p.t_prog_pair[*upper as usize];
+        *upper = !*upper;
+        t
+    }
+
+    /// When a program of `unit` bytes sent at `sent` may start: a native program of host
+    /// data waits for the controller's native rate (`slc_cache.native_rate`), one after
+    /// another; SLC-mode programs and drives without the limit do not.
+    fn native_gate(&mut self, sent: u64, unit: u64, native: bool) -> u64 {
+        let ns = self.slc.as_ref().map_or(0.0, |c| c.native_ns_per_byte);
+        if !native || ns == 0.0 {
+            return sent;
+        }
+        self.native_free = self.native_free.max(sent) + (unit as f64 * ns) as u64;
+        self.native_free
+    }
+
+    /// Sends a program's pages over the channel of `die` from `ready`; returns when sent.
+    fn send_program(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
+        let p = &*self.p;
+        let ch = die % p.channels;
+        let sent =
+            self.chan[ch].reserve(self.now, ready, (bytes as f64 * p.chan_ns_per_byte) as u64);
+        self.stats.nand_bytes += bytes;
+        sent
+    }
+
+    /// A program's time as its pulses make it: `time` × (1 ± up to `program_spread`).
+    fn pulsed(&mut self, time: u64) -> u64 {
+        let s = self.p.program_spread;
+        if s == 0.0 {
+            return time;
+        }
+        let u = crate::rng::fraction(&mut self.pulses);
+        (time as f64 * (1.0 + s * (2.0 * u - 1.0))) as u64
+    }
+
+    /// Books `work` for the controller when a host program ends at `end`.
+    fn completed_at(&mut self, end: u64, work: u64) {
+        if work > 0 {
+            let mut k = self.completions.len();
+            while k > 0 && self.completions[k - 1].end > end {
+                k -= 1;
+            }
+            self.completions.insert(k, Completion { end, work });
+        }
+    }
+
+    /// The controller's work for the programs that ended before `t`, done as they ended.
+    pub(super) fn handle_completions_before(&mut self, t: u64) {
+        while let Some(&Completion { end, work }) = self.completions.front() {
+            if end >= t {
+                break;
+            }
+            self.completions.pop_front();
+            self.ctrl = self.ctrl.max(end) + work;
+        }
+    }
+
+    /// When controller work that would end at `end` does: the programs that end while it
+    /// runs take the controller first.
+    fn interrupted_until(&mut self, mut end: u64) -> u64 {
+        while let Some(&Completion { end: c, work }) = self.completions.front() {
+            if c >= end {
+                break;
+            }
+            self.completions.pop_front();
+            end += work;
+        }
+        end
+    }
+}
