@@ -502,9 +502,9 @@ impl Reserving for SsdSim {
     fn prefetch(&self, req: &IoRequest) {
         if let Ftl::Page(f) = &self.ftl {
             // The request prefetched last time is the next to come (the engine asks two
-            // ahead): its map word is in by now, and a split page's unit words are asked
-            // for behind it.
-            f.prefetch_units(self.prefetched.replace(req.offset / self.p.page));
+            // ahead): its map word is in by now, and what it points at (a split page's unit
+            // words, or the block whose counts the write changes) is asked for behind it.
+            f.prefetch_behind(self.prefetched.replace(req.offset / self.p.page));
             f.prefetch(req.offset / self.p.page);
         }
     }

@@ -446,13 +446,21 @@ impl PageFtl {
         }
     }
 
-    /// Starts bringing the unit words of logical page `lpn` into the cache, if it is split.
+    /// Starts bringing what logical page `lpn`'s map word points at into the cache (its
+    /// word asked for one request earlier): its unit words if it is split, else its block's
+    /// counts, which a write's invalidation changes.
     #[inline]
-    pub(super) fn prefetch_units(&self, lpn: u64) {
-        if self.units > 1 {
-            if let Mapping::Split(s) = self.mapping(lpn) {
+    pub(super) fn prefetch_behind(&self, lpn: u64) {
+        match self.mapping(lpn) {
+            Mapping::Split(s) if self.units > 1 => {
                 prefetch_line(&self.splits.words[s * self.units as usize]);
             }
+            Mapping::Whole(loc) => {
+                if let Some(b) = self.blocks.get(loc.block as usize) {
+                    prefetch_line(b);
+                }
+            }
+            _ => {}
         }
     }
 
