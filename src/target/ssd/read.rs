@@ -107,7 +107,7 @@ impl SsdSim {
     /// their channels (`at` for a page that holds no data, which the NAND is not asked
     /// for). A page whose map units are stored apart is read from each place that holds
     /// some of the range, at once.
-    fn read_lpn(&mut self, lpn: u64, at: u64, from: u64, to: u64) -> u64 {
+    pub(super) fn read_lpn(&mut self, lpn: u64, at: u64, from: u64, to: u64) -> u64 {
         if self.buffer.is_held(lpn) {
             // Still in the buffer.
             return at;

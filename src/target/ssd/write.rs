@@ -44,6 +44,23 @@ fn covered_units(p: &Params, lpn: u64, offset: u64, len: u64) -> Option<page_ftl
     })
 }
 
+/// A write's bytes widened to the whole 4 KiB map units it covers in part or whole.
+#[derive(Debug, Clone, Copy)]
+struct Widened {
+    offset: u64,
+    len: u64,
+}
+
+/// The whole map units the `len` bytes at `offset` fall in.
+fn whole_units(offset: u64, len: u64) -> Widened {
+    let unit = params::MAP_UNIT;
+    let from = offset / unit * unit;
+    Widened {
+        offset: from,
+        len: (offset + len).div_ceil(unit) * unit - from,
+    }
+}
+
 impl SsdSim {
     /// A write from `at`, when the controller has the command and its data: returns when
     /// the drive reports it done (in its buffer, or after the work it had to wait for).
@@ -83,9 +100,19 @@ impl SsdSim {
             at = at.max(self.next_small_write);
             self.next_small_write = at + p.small_write_gap;
         }
+        // What the write stores: on a controller that maps a page's 4 KiB units apart and
+        // stores what comes as it comes (it does not compress and pack), whole units, the
+        // rest of each unit it covers in part read first (`merged`: when that is done; the
+        // write waits for it, the controller goes on with other commands meanwhile).
+        let (mut offset, mut stored_len, mut merged) = (req.offset, len, 0);
         if !aligned {
             if p.remap {
                 at += p.remap_cost;
+                if p.map_units > 1 && !p.compression {
+                    let widened = whole_units(req.offset, len);
+                    merged = self.read_unit_rest(&p, req.offset, len, widened, at);
+                    (offset, stored_len) = (widened.offset, widened.len);
+                }
             } else {
                 // Read-modify-write of the partly covered first and last pages,
                 // one after the other through the controller's one merge buffer,
@@ -110,7 +137,11 @@ impl SsdSim {
         }
         at = self.interrupted_until(at);
         self.ctrl = self.ctrl.max(at);
-        let stored = if aligned || p.remap {
+        let at = at.max(merged);
+        let stored = if stored_len != len {
+            // The merged whole units (no compression here).
+            stored_len
+        } else if aligned || p.remap {
             self.stored_bytes(data, len)
         } else {
             // The merged whole pages are written.
@@ -139,7 +170,7 @@ impl SsdSim {
                 for lpn in first..=last {
                     // The deferred work waits for the program of the write's last page.
                     let work = if lpn == last { deferred } else { 0 };
-                    let units = covered_units(&p, lpn, req.offset, len);
+                    let units = covered_units(&p, lpn, offset, stored_len);
                     let placed = self.place(&p, lpn, per_page, units, admitted, work)?;
                     collected = collected.max(placed);
                 }
@@ -457,5 +488,27 @@ impl SsdSim {
             end += work;
         }
         end
+    }
+
+    /// The reads before a write that covers part of a 4 KiB map unit on a controller that
+    /// maps units: the unit at each end the write covers in part is read whole where it
+    /// holds data, both at once; returns when both are read (`at` if neither holds data).
+    fn read_unit_rest(&mut self, p: &Params, offset: u64, len: u64, w: Widened, at: u64) -> u64 {
+        let unit = params::MAP_UNIT;
+        let last = w.offset + w.len - unit;
+        let ends = if last == w.offset {
+            &[w.offset][..]
+        } else {
+            &[w.offset, last]
+        };
+        let mut ready = at;
+        for &u in ends {
+            if u < offset || u + unit > offset + len {
+                let lpn = u / p.page;
+                let from = u - lpn * p.page;
+                ready = ready.max(self.read_lpn(lpn, at, from, from + unit));
+            }
+        }
+        ready
     }
 }

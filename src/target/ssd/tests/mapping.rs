@@ -221,3 +221,59 @@ fn the_books_agree_after_random_writes_of_any_size_trims_and_collection() {
         );
     }
 }
+
+#[test]
+fn a_write_of_part_of_a_map_unit_reads_the_rest_first_and_stores_the_whole_unit() {
+    // 16 KiB pages on a remapping drive whose map tracks 4 KiB units: a 512 B write into a
+    // unit that holds data waits for that unit to be read (50 µs sense, 102 µs of channel)
+    // and the merged 4 KiB is stored; into a unit that holds none nothing is read. A
+    // compressing controller packs what comes: it stores the 512 B alone, reading nothing.
+    let yaml = small_yaml("greedy", false).replace("page: 4KiB", "page: 16KiB");
+    let page = 16384u64;
+    let rw = |sim: &mut SsdSim, offset: u64, len: u32, seq: u64| {
+        let req = IoRequest {
+            seq,
+            op: Op::Write,
+            offset,
+            len,
+        };
+        let t = sim.clock;
+        let done = sim.serve(t, &req, None).unwrap();
+        sim.clock = sim.clock.max(done) + 10_000_000;
+        done - t
+    };
+    let written = |yaml: &str| {
+        let mut sim = from_yaml(yaml);
+        for i in 0..8 {
+            rw(&mut sim, i * page, page as u32, i);
+        }
+        sim.settle().unwrap();
+        sim.clock += 10_000_000;
+        sim
+    };
+    let mut sim = written(&yaml);
+    let onto_data = rw(&mut sim, page + 512, 512, 100);
+    let onto_nothing = rw(&mut sim, 100 * page + 512, 512, 101);
+    let whole_unit = rw(&mut sim, 2 * page + 4096, 4096, 102);
+    assert!(
+        onto_data > onto_nothing + 140_000,
+        "onto data {onto_data} ns, onto nothing {onto_nothing} ns"
+    );
+    assert!(
+        whole_unit + 100_000 < onto_data,
+        "a whole unit {whole_unit} ns reads nothing either (onto data {onto_data} ns)"
+    );
+    sim.settle().unwrap();
+    let (valid, held) = valid_and_held(&sim);
+    assert_eq!(valid, held, "the blocks count what the pages hold");
+    let Ftl::Page(f) = &sim.ftl else { panic!() };
+    assert_eq!(f.held_bytes(1), page, "the page still holds all its data");
+    assert_eq!(f.held_bytes(100), 4096, "the new unit is stored whole");
+    // The same on a compressing controller: nothing read, the 512 B stored alone.
+    let mut packing = written(&(yaml + "  compression: true\n"));
+    let packed = rw(&mut packing, page + 512, 512, 100);
+    assert!(
+        packed + 100_000 < onto_data,
+        "packed {packed} ns, onto data {onto_data} ns"
+    );
+}
