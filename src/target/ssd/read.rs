@@ -80,7 +80,7 @@ impl SsdSim {
     /// When a DRAM-less controller knows where logical page `lpn` is, looking from `at`: at
     /// once if its map page is held (or the page holds no data), else once the map page is
     /// read from NAND (map pages spread over the dies).
-    fn map_lookup(&mut self, lpn: u64, at: u64) -> u64 {
+    pub(super) fn map_lookup(&mut self, lpn: u64, at: u64) -> u64 {
         if self.map.is_none() || !self.holds(lpn) {
             return at;
         }

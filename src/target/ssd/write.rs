@@ -506,7 +506,9 @@ impl SsdSim {
             if u < offset || u + unit > offset + len {
                 let lpn = u / p.page;
                 let from = u - lpn * p.page;
-                ready = ready.max(self.read_lpn(lpn, at, from, from + unit));
+                // A DRAM-less controller looks its map page up first, as for a read.
+                let found = self.map_lookup(lpn, at);
+                ready = ready.max(self.read_lpn(lpn, found, from, from + unit));
             }
         }
         ready
