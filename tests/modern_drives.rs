@@ -218,7 +218,9 @@ fn the_pcie4_drive_fills_in_three_stretches() {
             .collect();
         p.iter().sum::<f64>() / p.len() as f64
     };
-    near(speed(400.0, 1200.0), 2500.0, 0.2, "NM790 after the cache");
+    // Fitted (the TLC program time), so held to 3%: a mechanism that moves it shows here
+    // (programs of their own lengths, issue 31, moved it +8% unseen under the review's 20%).
+    near(speed(400.0, 1200.0), 2500.0, 0.03, "NM790 after the cache");
     // Where it drops again: the first point past 1,000 GB below 85% of the plateau.
     let plateau = speed(400.0, 1000.0);
     let second = (fill.points.iter())
@@ -226,6 +228,8 @@ fn the_pcie4_drive_fills_in_three_stretches() {
         .expect("a second drop");
     near(second.gb, 1300.0, 0.2, "NM790 second drop");
     assert!(speed(second.gb + 50.0, 2000.0) < 0.85 * plateau);
+    // The whole drive as docs/simulated-drives.md reports it (a miss of the review's 1,450).
+    near(fill.average_mb_per_s, 2345.0, 0.03, "NM790 whole drive");
 }
 
 /// The drive written whole, then 4 KiB random reads at QD1 over 8 GiB (`near`) and over the
