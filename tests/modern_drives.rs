@@ -92,15 +92,17 @@ fn whole_drive_fills_match_the_reviews() {
     let fill = |d: &str, key: &str| fill_figure(&rows, d, key);
     // The 970 EVO Plus: Samsung's figures after the cache (400 / 900 / 1,700 MB/s; the
     // 1 TB's was fitted, the others follow from the dies) and the cache (13 / 22 / 42 GB).
-    for (d, after, cache) in [
-        ("samsung-970-evo-plus-250gb", 400.0, 13.0),
-        ("samsung-970-evo-plus-500gb", 900.0, 22.0),
-        ("samsung-970-evo-plus-1tb", 1700.0, 42.0),
+    // A fitted figure is held to 5% or less, a predicted one to the 20%: a mechanism
+    // that moves a fitted figure shows (one did, unseen under 20%: the NM790's, below).
+    for (d, after, cache, tolerance) in [
+        ("samsung-970-evo-plus-250gb", 400.0, 13.0, 0.2),
+        ("samsung-970-evo-plus-500gb", 900.0, 22.0, 0.2),
+        ("samsung-970-evo-plus-1tb", 1700.0, 42.0, 0.05),
     ] {
         near(
             fill(d, "after_cache_mb_per_s"),
             after,
-            0.2,
+            tolerance,
             &format!("{d} after the cache"),
         );
         near(fill(d, "cache_gb"), cache, 0.2, &format!("{d} cache"));
@@ -110,14 +112,14 @@ fn whole_drive_fills_match_the_reviews() {
     near(
         fill(d, "in_cache_mb_per_s"),
         4000.0,
-        0.2,
+        0.03,
         "980 PRO in the cache",
     );
     near(fill(d, "cache_gb"), 113.0, 0.2, "980 PRO cache");
     near(
         fill(d, "after_cache_mb_per_s"),
         1500.0,
-        0.2,
+        0.03,
         "980 PRO after the cache",
     );
     near(
@@ -127,12 +129,17 @@ fn whole_drive_fills_match_the_reviews() {
         "980 PRO whole drive",
     );
     let d = "crucial-p1-1tb";
-    near(fill(d, "in_cache_mb_per_s"), 1600.0, 0.2, "P1 in the cache");
-    near(fill(d, "cache_gb"), 140.0, 0.2, "P1 cache");
+    near(
+        fill(d, "in_cache_mb_per_s"),
+        1600.0,
+        0.03,
+        "P1 in the cache",
+    );
+    near(fill(d, "cache_gb"), 140.0, 0.03, "P1 cache");
     near(
         fill(d, "after_cache_mb_per_s"),
         150.0,
-        0.2,
+        0.03,
         "P1 after the cache",
     );
     // PC Perspective: the post-cache speed scales with the dies, the burst with the link.
