@@ -24,6 +24,14 @@ fn shipped_test(suite: &str, id: &str) -> String {
     text[from..to].to_string()
 }
 
+/// A suite of the shipped modern-2026's whole-drive fill alone.
+fn fill_suite() -> String {
+    format!(
+        "name: t\ntitle: t\nseed: 1\ntests:\n{}",
+        shipped_test("modern-2026", "fill")
+    )
+}
+
 /// Runs `suite` on `drives` and returns each (drive, test)'s first summary row.
 fn run(drives: &[&str], suite: &str) -> BTreeMap<(String, String), serde_json::Value> {
     let lab = TestLab::new();
@@ -84,10 +92,7 @@ fn whole_drive_fills_match_the_reviews() {
         "samsung-980-pro-1tb",
         "crucial-p1-1tb",
     ];
-    let suite = format!(
-        "name: t\ntitle: t\nseed: 1\ntests:\n{}",
-        shipped_test("modern-2026", "fill")
-    );
+    let suite = fill_suite();
     let rows = run(&drives, &suite);
     let fill = |d: &str, key: &str| fill_figure(&rows, d, key);
     // The 970 EVO Plus: Samsung's figures after the cache (400 / 900 / 1,700 MB/s; the
@@ -155,10 +160,7 @@ fn whole_drive_fills_match_the_reviews() {
 /// as TechPowerUp did. A 4 TB fill is four million 1 MiB writes.
 #[test]
 fn the_sata_4tb_drives_fill_as_measured() {
-    let suite = format!(
-        "name: t\ntitle: t\nseed: 1\ntests:\n{}",
-        shipped_test("modern-2026", "fill")
-    );
+    let suite = fill_suite();
     let rows = run(&["samsung-870-qvo-4tb", "samsung-870-evo-4tb"], &suite);
     let fill = |d: &str, key: &str| fill_figure(&rows, d, key);
     let d = "samsung-870-qvo-4tb";
@@ -202,13 +204,7 @@ fn the_sata_4tb_drives_fill_as_measured() {
 fn the_pcie4_drive_fills_in_three_stretches() {
     let lab = TestLab::new();
     lab.repo_drive("lexar-nm790-2tb");
-    lab.write(
-        "suites/t.yaml",
-        &format!(
-            "name: t\ntitle: t\nseed: 1\ntests:\n{}",
-            shipped_test("modern-2026", "fill")
-        ),
-    );
+    lab.write("suites/t.yaml", &fill_suite());
     let out = lab.roundup(&["run", "-q"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let (jobs, problems) = roundup::store::scan(&lab.path().join("results"));
@@ -638,10 +634,7 @@ fn the_970_evo_is_predicted_from_the_plus_and_samsungs_word_on_its_nand() {
         "samsung-970-evo-500gb",
         "samsung-970-evo-1tb",
     ];
-    let suite = format!(
-        "name: t\ntitle: t\nseed: 1\ntests:\n{}",
-        shipped_test("modern-2026", "fill")
-    );
+    let suite = fill_suite();
     let rows = run(&drives, &suite);
     let fill = |d: &str, key: &str| fill_figure(&rows, d, key);
     // PC Perspective's burst (in the cache) and sustained (after it) figures, GB/s: the 1
