@@ -1165,24 +1165,18 @@ tests:
             "iops",
         )
     };
+    let line = |t: &str, qd: u32| {
+        format!(
+            "{t} QD{qd}: 64 / 128 / 256 GB {:.1}K / {:.1}K / {:.1}K IOPS\n",
+            iops("64", t, qd) / 1e3,
+            iops("128", t, qd) / 1e3,
+            iops("256", t, qd) / 1e3
+        )
+    };
     let table: String = [1, 2, 4, 8, 32]
-        .iter()
-        .map(|&qd| {
-            format!(
-                "write QD{qd}: 64 / 128 / 256 GB {:.1}K / {:.1}K / {:.1}K IOPS\n",
-                iops("64", "rw", qd) / 1e3,
-                iops("128", "rw", qd) / 1e3,
-                iops("256", "rw", qd) / 1e3
-            )
-        })
-        .chain([1, 2, 4, 32].iter().map(|&qd| {
-            format!(
-                "read QD{qd}: 64 / 128 / 256 GB {:.1}K / {:.1}K / {:.1}K IOPS\n",
-                iops("64", "rr", qd) / 1e3,
-                iops("128", "rr", qd) / 1e3,
-                iops("256", "rr", qd) / 1e3
-            )
-        }))
+        .map(|qd| line("rw", qd))
+        .into_iter()
+        .chain([1, 2, 4, 32].map(|qd| line("rr", qd)))
         .collect();
     println!("{table}");
     let ratio = |a: &str, b: &str, t: &str, qd: u32| iops(a, t, qd) / iops(b, t, qd);
