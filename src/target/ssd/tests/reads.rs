@@ -52,10 +52,7 @@ fn a_read_suspends_a_program_or_erase_at_its_next_break_point() {
 
 #[test]
 fn an_upper_page_reads_longer_than_a_lower_one_around_the_mean() {
-    let yaml = small_yaml("greedy", false).replace(
-        "  erase: 3500us\n",
-        "  erase: 3500us\n  upper_page_read: 1.5\n",
-    );
+    let yaml = small_yaml("greedy", false) + "  upper_page_read: 1.5\n";
     let mut sim = from_yaml(&yaml);
     // 40 and 60 µs around the 50 µs `read`.
     assert_eq!(sim.p.t_read_types, [40_000, 60_000, 0, 0]);
@@ -156,9 +153,7 @@ fn tlc_pages_read_in_proportion_to_their_sensing_steps() {
 
 #[test]
 fn bit_errors_spread_read_latency_and_a_failed_decode_reads_again() {
-    let yaml = |ecc: &str| {
-        small_yaml("greedy", false).replace("  erase: 3500us\n", &format!("  erase: 3500us\n{ecc}"))
-    };
+    let yaml = |ecc: &str| small_yaml("greedy", false) + ecc;
     // Four pages read one at a time, each from an idle drive, many times over.
     let latencies = |sim: &mut SsdSim| -> Vec<u64> {
         for i in 0..4 {
@@ -208,7 +203,7 @@ fn a_decoder_for_all_channels_bounds_their_reads_and_keeps_up_with_one() {
     // The small drive's two 40 MB/s channels, its pages decoded as they cross.
     let yaml = |rate: &str| {
         let ecc = format!("  ecc: {{bit_error_rate: 0, correct: 5us{rate}}}\n");
-        small_yaml("greedy", false).replace("  erase: 3500us\n", &format!("  erase: 3500us\n{ecc}"))
+        small_yaml("greedy", false) + &ecc
     };
     let (channels, slow) = (
         written_then_read_at_once(&mut from_yaml(&yaml("")), 64),

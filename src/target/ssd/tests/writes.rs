@@ -43,10 +43,7 @@ fn random_bytes_and_the_random_mark_are_served_alike() {
 
 #[test]
 fn paired_pages_alternate_lower_and_upper_around_the_mean_program_time() {
-    let yaml = small_yaml("greedy", false).replace(
-        "  erase: 3500us\n",
-        "  erase: 3500us\n  upper_page_program: 2.7\n",
-    );
+    let yaml = small_yaml("greedy", false) + "  upper_page_program: 2.7\n";
     let mut sim = from_yaml(&yaml);
     // 850 µs against 2.3 ms in the reference: 486 and 1,314 µs around 900.
     assert_eq!(sim.p.t_prog_pair, [486_486, 1_313_514]);
@@ -105,8 +102,7 @@ fn one_shot_programs_a_wordlines_pages_together() {
             "ssd.read_senses",
         ),
     ] {
-        let yaml = small_yaml("greedy", false)
-            .replace("  erase: 3500us\n", &format!("  erase: 3500us\n{extra}"));
+        let yaml = small_yaml("greedy", false) + extra;
         let err = refusal(&yaml);
         assert!(err.contains(key), "{extra}: {err}");
     }
