@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{repo_drive_file as drive_file, stderr, TestLab};
+use common::{repo_drive_edited as drive_edited, repo_drive_file as drive_file, stderr, TestLab};
 
 /// The shipped suite's test `id` (its YAML, up to the next test).
 fn shipped_test(suite: &str, id: &str) -> String {
@@ -353,15 +353,18 @@ fn the_p1s_other_capacities_derived_from_its_file() {
         ("crucial-p1-500", "1", "500GB", "70GB", "512GiB"),
     ] {
         let edits = [
-            ("id", "crucial-p1-1tb", id),
-            ("capacity", "1TB", capacity),
-            ("dies_per_channel", "2", dies),
-            ("dynamic", "140GB", cache),
-            ("raw_capacity", "1024GiB", raw),
+            ("id: crucial-p1-1tb\n", format!("id: {id}\n")),
+            ("capacity: 1TB\n", format!("capacity: {capacity}\n")),
+            (
+                "dies_per_channel: 2\n",
+                format!("dies_per_channel: {dies}\n"),
+            ),
+            ("dynamic: 140GB\n", format!("dynamic: {cache}\n")),
+            ("raw_capacity: 1024GiB\n", format!("raw_capacity: {raw}\n")),
         ];
         lab.write(
             &format!("drives/{id}.yaml"),
-            &derived("crucial-p1-1tb", &edits),
+            &drive_edited("crucial-p1-1tb", &edits),
         );
     }
     let rows = suite_rows(&lab, SPEC);
@@ -385,18 +388,6 @@ fn the_p1s_other_capacities_derived_from_its_file() {
     assert!(share("crucial-p1-500", "seq-read", "mb_per_s", 1900.0) < 0.75);
 }
 
-/// The shipped drive file `base` with each `(key, from, to)` edit: the one line `key: from`
-/// made `key: to` (a capacity sibling's facts).
-fn derived(base: &str, edits: &[(&str, &str, &str)]) -> String {
-    let mut text = drive_file(base);
-    for (key, from, to) in edits {
-        let line = format!("{key}: {from}\n");
-        assert_eq!(text.matches(&line).count(), 1, "{line}");
-        text = text.replace(&line, &format!("{key}: {to}\n"));
-    }
-    text
-}
-
 #[test]
 fn the_870_qvos_1tb_derived_from_its_4tb_file() {
     // The 870 QVO 1 TB: the 4 TB's file with a quarter of its dies (8 of the same 1 Tbit
@@ -407,15 +398,15 @@ fn the_870_qvos_1tb_derived_from_its_4tb_file() {
     let lab = TestLab::new();
     let id = "samsung-870-qvo-1tb";
     let edits = [
-        ("id", "samsung-870-qvo-4tb", id),
-        ("capacity", "4TB", "1TB"),
-        ("dies_per_channel", "4", "1"),
-        ("dynamic", "72GB", "36GB"),
-        ("raw_capacity", "4096GiB", "1024GiB"),
+        ("id: samsung-870-qvo-4tb\n", "id: samsung-870-qvo-1tb\n"),
+        ("capacity: 4TB\n", "capacity: 1TB\n"),
+        ("dies_per_channel: 4\n", "dies_per_channel: 1\n"),
+        ("dynamic: 72GB\n", "dynamic: 36GB\n"),
+        ("raw_capacity: 4096GiB\n", "raw_capacity: 1024GiB\n"),
     ];
     lab.write(
         &format!("drives/{id}.yaml"),
-        &derived("samsung-870-qvo-4tb", &edits),
+        &drive_edited("samsung-870-qvo-4tb", &edits),
     );
     let suite = format!("{SPEC}{}", shipped_test("modern-2026", "fill"));
     let rows = suite_rows(&lab, &suite);

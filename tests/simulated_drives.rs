@@ -7,18 +7,10 @@ mod common;
 use std::collections::BTreeMap;
 use std::fs;
 
-use common::{repo_drive_file as drive_file, repo_suite_file, stderr, TestLab};
-
-/// Drive `id`'s file with each `(from, to)` edit made; every `from` must be in it, so an
-/// edit the drive file no longer matches fails the test instead of testing the drive as is.
-fn drive_edited(id: &str, edits: &[(&str, &str)]) -> String {
-    let mut text = drive_file(id);
-    for (from, to) in edits {
-        assert!(text.contains(from), "drives/{id}.yaml has no `{from}`");
-        text = text.replace(from, to);
-    }
-    text
-}
+use common::{
+    repo_drive_edited as drive_edited, repo_drive_file as drive_file, repo_suite_file, stderr,
+    TestLab,
+};
 
 /// A lab with these drives from the repository's drives/ and one suite.
 fn lab(drives: &[&str], suite: &str) -> TestLab {

@@ -141,6 +141,22 @@ pub fn repo_drive_file(id: &str) -> String {
         .unwrap()
 }
 
+/// Drive `id`'s file in the repository with each `(from, to)` edit made (a sibling's or a
+/// variant's facts); every `from` must occur in it exactly once, so an edit the drive file
+/// no longer matches, or matches twice, fails the test instead of testing another drive.
+pub fn repo_drive_edited<T: AsRef<str>>(id: &str, edits: &[(&str, T)]) -> String {
+    let mut text = repo_drive_file(id);
+    for (from, to) in edits {
+        assert_eq!(
+            text.matches(from).count(),
+            1,
+            "drives/{id}.yaml should hold `{from}` once"
+        );
+        text = text.replace(from, to.as_ref());
+    }
+    text
+}
+
 /// The text of suite `name`'s file in the repository's suites/.
 pub fn repo_suite_file(name: &str) -> String {
     fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("suites/{name}.yaml")))
