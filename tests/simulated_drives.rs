@@ -203,6 +203,41 @@ fn sandforce_differs_with_the_data_others_do_not() {
 }
 
 #[test]
+fn sandforce_random_writes_on_iometers_normal_and_random_data() {
+    // AnandTech 3667 (the Agility 2 review, 2010, p6): 4 KiB aligned random writes at QD3
+    // over 8 GB, Iometer's normal (compressible) data and its random data: the SF-1500 (or
+    // an SF-1200 on the 3.0.1 firmware) 164.6 and 122.5 MB/s, the Agility 2 on the
+    // mass-production firmware 44.2 and 46.3. The Vertex LE (SF-1500) and the Agility 2,
+    // the span written first as anandtech-2010 does. Predicted but the Agility 2's cap
+    // (`small_write_iops`, set from the 44 MB/s).
+    let lab = lab(
+        &["ocz-vertex-le-100", "ocz-agility2-100"],
+        "name: t\ntitle: t\nseed: 2010\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    align: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 20s\n    precondition: {fill: 1}\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n",
+    );
+    let r = run(&lab);
+    let get = |d: &str, v: &str| figure(&r, d, "rw", &format!("data-{v}"), "mb_per_s");
+    for (d, v, review) in [
+        ("ocz-vertex-le-100", "compressible", 164.6),
+        ("ocz-vertex-le-100", "incompressible", 122.5),
+        ("ocz-agility2-100", "compressible", 44.2),
+        ("ocz-agility2-100", "incompressible", 46.3),
+    ] {
+        near(get(d, v), review, &format!("{d}, {v} data"));
+    }
+    // The uncapped drive loses with random data; the review's 0.744, the model's ~0.91
+    // (reported as a miss of the drop's size: docs/simulated-drives.md, AnandTech 2010).
+    let (c, i) = (
+        get("ocz-vertex-le-100", "compressible"),
+        get("ocz-vertex-le-100", "incompressible"),
+    );
+    assert!(
+        i < c,
+        "Vertex LE: incompressible {i:.1} against {c:.1} MB/s"
+    );
+    eprintln!("Vertex LE incompressible / compressible: {:.3}", i / c);
+}
+
+#[test]
 fn half_the_dies_writes_incompressible_data_slower() {
     // "What if this drive had half the dies": the Vertex 3 240 GB (32 dies) against the same
     // drive file with 16, as in the 120 GB model (128 GiB of NAND). The reviews: a smaller
