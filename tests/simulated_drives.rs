@@ -224,7 +224,7 @@ fn sandforce_random_writes_on_iometers_normal_and_random_data() {
     ] {
         near(get(d, v), review, &format!("{d}, {v} data"));
     }
-    // The uncapped drive loses with random data; the review's 0.744, the model's ~0.91
+    // The uncapped drive loses with random data; the review's 0.744, the model's ~0.90
     // (reported as a miss of the drop's size: docs/simulated-drives.md, AnandTech 2010).
     let (c, i) = (
         get("ocz-vertex-le-100", "compressible"),
