@@ -28,6 +28,11 @@ pub struct EccSpec {
     /// its own engine). Absent from the plan hash when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decode_rate: Option<Rate>,
+    /// The rate of the controller's one path for every channel from its buffer to the NAND
+    /// (its encoder: each page programmed passes it whole before it crosses its channel;
+    /// default: no limit). Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encode_rate: Option<Rate>,
 }
 
 /// How a page read's sense time varies from one read of the same page to another
@@ -694,6 +699,9 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
         }
         if e.decode_rate.is_some_and(|r| r.0.is_nan() || r.0 < 1e6) {
             return Err("ssd.ecc.decode_rate: expected a rate of 1 MB/s or more".into());
+        }
+        if e.encode_rate.is_some_and(|r| r.0.is_nan() || r.0 < 1e6) {
+            return Err("ssd.ecc.encode_rate: expected a rate of 1 MB/s or more".into());
         }
         let codeword = e.codeword.map_or(512, |c| c.0);
         if codeword == 0 || s.page.0 % codeword != 0 || s.page.0 / codeword > 128 {

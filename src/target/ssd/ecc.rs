@@ -12,6 +12,8 @@ pub(super) struct Ecc {
     /// The decoder's time a byte (0: no limit) and a codeword's bytes.
     pub(super) decode_ns_per_byte: f64,
     pub(super) codeword: u64,
+    /// The encoder's time a byte on the way to the NAND (0: no limit).
+    pub(super) encode_ns_per_byte: f64,
 }
 
 impl Ecc {
@@ -26,6 +28,7 @@ impl Ecc {
             retry: e.retry.unwrap_or(0.0),
             decode_ns_per_byte: e.decode_rate.map_or(0.0, |r| 1e9 / r.0),
             codeword,
+            encode_ns_per_byte: e.encode_rate.map_or(0.0, |r| 1e9 / r.0),
         }
     }
 }

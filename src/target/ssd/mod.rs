@@ -119,6 +119,8 @@ pub struct SsdSim {
     chan: Vec<Calendar>,
     /// The controller's decoder (`ecc.decode_rate`), all channels' reads through it.
     decoder: Calendar,
+    /// The controller's encoder (`ecc.encode_rate`), all channels' programs through it.
+    encoder: Calendar,
     die: Vec<Die>,
     buffer: Buffer,
     ftl: Ftl,
@@ -234,6 +236,7 @@ impl SsdSim {
             ctrl: 0,
             chan: vec![Calendar::default(); p.channels],
             decoder: Calendar::default(),
+            encoder: Calendar::default(),
             die: vec![Die::suspending(p.suspension); p.dies],
             buffer: Buffer::new(p.buffer),
             ftl,
@@ -484,6 +487,7 @@ impl SsdSim {
             self.link_out,
             self.link_in.end(),
             self.decoder.end(),
+            self.encoder.end(),
         ]
         .into_iter()
         .chain(self.chan.iter().map(Calendar::end))

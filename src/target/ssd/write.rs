@@ -435,10 +435,19 @@ impl SsdSim {
         self.native_free
     }
 
-    /// Sends a program's pages over the channel of `die` from `ready`; returns when sent.
+    /// Sends a program's pages over the channel of `die` from `ready`, once the
+    /// controller's encoder has passed them where it has a rate (`ecc.encode_rate`, one
+    /// encoder for every channel); returns when sent.
     fn send_program(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
         let p = &*self.p;
         let ch = die % p.channels;
+        let ready = match p.ecc.map(|e| e.encode_ns_per_byte) {
+            Some(ns) if ns > 0.0 => {
+                self.encoder
+                    .reserve(self.now, ready, (bytes as f64 * ns) as u64)
+            }
+            _ => ready,
+        };
         let sent =
             self.chan[ch].reserve(self.now, ready, (bytes as f64 * p.chan_ns_per_byte) as u64);
         self.stats.nand_bytes += bytes;

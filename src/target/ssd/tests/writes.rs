@@ -164,6 +164,38 @@ fn two_planes_program_twice_the_pages_in_a_program_time() {
 }
 
 #[test]
+fn an_encoder_for_all_channels_bounds_their_programs_and_keeps_up_with_the_dies() {
+    // The small drive's 4 dies write 4 KiB per 0.9 ms each (18 MB/s); every page
+    // programmed passes the controller's one encoder first.
+    let elapsed = |rate: &str| {
+        let ecc = format!("  ecc: {{bit_error_rate: 0, correct: 5us{rate}}}\n");
+        let mut sim = from_yaml(&(small_yaml("greedy", false) + &ecc));
+        for i in 0..4_096 {
+            write(&mut sim, i * 4096, i);
+        }
+        sim.settle().unwrap();
+        sim.clock
+    };
+    let (dies, fast, slow) = (
+        elapsed(""),
+        elapsed(", encode_rate: 200MB/s"),
+        elapsed(", encode_rate: 4MB/s"),
+    );
+    // 16 MiB through a 4 MB/s encoder: 4.19 s at least; a 200 MB/s one hides behind the dies.
+    assert!((4_194_304_000..4_300_000_000).contains(&slow), "{slow}");
+    assert!(dies < 1_000_000_000, "{dies}");
+    assert!(fast.abs_diff(dies) * 100 < dies, "{fast} against {dies}");
+    let e = refusal(
+        &(small_yaml("greedy", false)
+            + "  ecc: {bit_error_rate: 0, correct: 5us, encode_rate: 0.5MB/s}\n"),
+    );
+    assert!(
+        e.contains("ssd.ecc.encode_rate: expected a rate of 1 MB/s or more"),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_controller_pays_per_write_and_per_page_of_data() {
     // The same write on a fresh drive with and without 20 µs a page: the difference is
     // the controller's time for the pages of data the write carries.
