@@ -117,6 +117,11 @@ pub struct SsdSpec {
     pub link_rate: Rate,
     /// Per-command cost on the link and in the controller.
     pub command_overhead: Duration,
+    /// The host link carries one transfer at a time, commands and data of either direction
+    /// (SATA's frames take turns; default false: a read's data comes back while commands
+    /// go out, as on PCIe). Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_duplex: Option<bool>,
     /// Controller time per write command (bookkeeping), one at a time: with
     /// [`page_overhead`](Self::page_overhead), what bounds small random writes on the
     /// controllers of the era.

@@ -326,6 +326,19 @@ impl SsdSim {
         Ok(done)
     }
 
+    /// Sends `len` ns of command (and a write's data) toward the drive from `now`, in the
+    /// order the commands came; returns when it has arrived. On a half-duplex link
+    /// (`half_duplex`) it takes a gap between the reads' data coming back.
+    fn send_to_drive(&mut self, now: u64, len: u64) -> u64 {
+        let start = now.max(self.link_out);
+        self.link_out = if self.p.half_duplex {
+            self.link_in.reserve(now, start, len)
+        } else {
+            start + len
+        };
+        self.link_out
+    }
+
     /// Models one request the drive takes at `now`; returns its completion time.
     fn serve_now(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
         let p = &*self.p;
@@ -337,9 +350,6 @@ impl SsdSim {
         } else {
             0
         };
-        let start = now.max(self.link_out);
-        let arrived = start + p.command + link;
-        self.link_out = arrived;
         let first = req.offset / p.page;
         let last = (req.offset + len - 1) / p.page;
         let span = Pages {
@@ -347,6 +357,7 @@ impl SsdSim {
             last,
             count: last - first + 1,
         };
+        let arrived = self.send_to_drive(now, p.command + link);
         self.handle_completions_before(arrived);
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
@@ -449,8 +460,7 @@ impl SsdSim {
     /// are collected); a flush waits until everything the drive has accepted is on NAND,
     /// as [`SsdSim::settle`] does.
     pub(super) fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
-        let arrived = now.max(self.link_out) + self.p.command;
-        self.link_out = arrived;
+        let arrived = self.send_to_drive(now, self.p.command);
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
         match cmd {

@@ -8,6 +8,8 @@ use super::ecc::Ecc;
 /// Fixed parameters, resolved from the drive file and its firmware.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Params {
+    /// One transfer at a time on the host link (`half_duplex`).
+    pub(super) half_duplex: bool,
     pub(super) link_ns_per_byte: f64,
     pub(super) command: u64,
     /// Controller time per write command, the part spent as the write comes in (the rest
@@ -135,6 +137,7 @@ impl Params {
         let (write_deferred, page_deferred) =
             (deferred(s, write_overhead), deferred(s, page_overhead));
         Params {
+            half_duplex: s.half_duplex.unwrap_or(false),
             link_ns_per_byte: 1e9 / s.link_rate.0,
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
             write_overhead: write_overhead - write_deferred,

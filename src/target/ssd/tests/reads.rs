@@ -258,6 +258,22 @@ fn read_at_once(sim: &mut SsdSim, reads: &[(u64, u32)]) -> u64 {
     done.max().unwrap() - now
 }
 
+#[test]
+fn a_half_duplex_link_takes_the_commands_between_the_reads_data() {
+    // Channels fast enough that the link binds 64 reads sent at once: their data, 4 KiB
+    // at 280 MB/s (14.6 µs each), comes back while the commands (10 µs each) go out on a
+    // link whose directions are apart, and takes turns with them on a half-duplex one.
+    let yaml = |extra: &str| {
+        small_yaml("greedy", false).replace("channel_rate: 40MB/s", "channel_rate: 2000MB/s")
+            + extra
+    };
+    let apart = written_then_read_at_once(&mut from_yaml(&yaml("")), 64);
+    let turns = written_then_read_at_once(&mut from_yaml(&yaml("  half_duplex: true\n")), 64);
+    // 64 × 14.6 µs of data alone, and 64 × 10 µs of commands besides.
+    assert!((936_000..1_100_000).contains(&apart), "{apart}");
+    assert!((1_576_000..1_750_000).contains(&turns), "{turns}");
+}
+
 /// `pages` 4 KiB pages written one after another, the drive settled, then all of them read
 /// at once: the time until the last read is done.
 fn written_then_read_at_once(sim: &mut SsdSim, pages: u64) -> u64 {
