@@ -237,6 +237,14 @@ fn sandforce_random_writes_on_iometers_normal_and_random_data() {
     eprintln!("Vertex LE incompressible / compressible: {:.3}", i / c);
 }
 
+/// The Vertex 3 240 GB's file as the 120 GB: the facts that differ (16 dies on 128 GiB of
+/// NAND, 120 GB), the rest as it is.
+const VERTEX3_120: [(&str, &str); 3] = [
+    ("raw_capacity: 256GiB", "raw_capacity: 128GiB"),
+    ("capacity: 240GB", "capacity: 120GB"),
+    ("dies_per_channel: 4", "dies_per_channel: 2"),
+];
+
 #[test]
 fn half_the_dies_writes_incompressible_data_slower() {
     // "What if this drive had half the dies": the Vertex 3 240 GB (32 dies) against the same
@@ -249,11 +257,10 @@ fn half_the_dies_writes_incompressible_data_slower() {
     let half = drive_edited(
         "ocz-vertex3-240",
         &[
-            ("id: ocz-vertex3-240", "id: half"),
-            ("raw_capacity: 256GiB", "raw_capacity: 128GiB"),
-            ("capacity: 240GB", "capacity: 120GB"),
-            ("dies_per_channel: 4", "dies_per_channel: 2"),
-        ],
+            [("id: ocz-vertex3-240", "id: half")].as_slice(),
+            &VERTEX3_120,
+        ]
+        .concat(),
     );
     lab.write("drives/half.yaml", &half);
     let r = run(&lab);
@@ -277,16 +284,12 @@ fn the_120gb_vertex3_keeps_anandtechs_share_of_incompressible_random_writes() {
     // AnandTech 4256 ("The OCZ Vertex 3 Review (120GB)", 2011), 4 KiB random writes at QD3
     // over 8 GB: the 120 GB just as fast as the 240 GB with compressible data; with
     // incompressible data 84% of it; on a 3 Gbps port the two identical; at QD32 the gap
-    // "grows a little bit". The 120 GB is the 240 GB's file with half the dies (the other
-    // facts that differ as in `half_the_dies_writes_incompressible_data_slower`): every
-    // share predicted, none of the file's parameters set from a write at QD3.
+    // "grows a little bit". The 120 GB is the 240 GB's file with half the dies and the other
+    // facts that differ (`VERTEX3_120`): every share predicted, none of the file's
+    // parameters set from a write at QD3.
     let suite = "name: t\ntitle: t\nseed: 2011\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    align: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 10s\n    precondition: {fill: 1}\n    metric: mb_per_s\n    variants:\n      data: [compressible, incompressible]\n  - id: rw32\n    title: rw32\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    align: 4KiB\n    span: 8GiB\n    queue_depth: 32\n    duration: 10s\n    data: incompressible\n    metric: mb_per_s\n";
     let lab = lab(&["ocz-vertex3-240"], suite);
-    let half = [
-        ("raw_capacity: 256GiB", "raw_capacity: 128GiB"),
-        ("capacity: 240GB", "capacity: 120GB"),
-        ("dies_per_channel: 4", "dies_per_channel: 2"),
-    ];
+    let half = VERTEX3_120;
     let on_3g = ("link_rate: 550MB/s", "link_rate: 280MB/s");
     let derived = [
         ("v3-120", half.to_vec()),
