@@ -1364,3 +1364,44 @@ tests:
         }
     }
 }
+
+#[test]
+fn anandtechs_first_x25m_review_at_qd1_is_reported_as_missed() {
+    // AnandTech 2614 (September 2008, p8), 4 KiB random writes at QD1: the X25-M G1 80 GB,
+    // new, 11,171 IOPS; the OCZ Core (one JMF602) 4.06 IOPS, 244 ms on average, 991 ms at the
+    // longest. The lab's G1 file new (its history, `aged` and `full` taken out) and its Core
+    // 64 GB, used, over the whole drive: both predicted, both misses that the docs report
+    // ("Not reproduced yet", "Model against the reviews"): the X25-M's controller time is
+    // bit-tech's, and so is the JMF602's merge time, where AnandTech's drives were slower.
+    let g1 = drive_edited(
+        "intel-x25m-g1-80-used",
+        &[
+            ("id: intel-x25m-g1-80-used\n", "id: intel-x25m-g1-80-new\n"),
+            ("  aged: true\n", ""),
+            ("  full: 0.985\n", ""),
+            (
+                "  history: {writes: 5GB, block_size: 4KiB, span: 4GiB, seed: 2009}\n",
+                "",
+            ),
+        ],
+    );
+    let qd1 = |seconds: u32| {
+        format!("name: t\ntitle: t\nseed: 1\ntests:\n  - {{id: w, title: w, operation: write, pattern: random, block_size: 4KiB, span: full, queue_depth: 1, duration: {seconds}s, metric: iops}}\n")
+    };
+    let x25m = TestLab::new();
+    x25m.write("drives/intel-x25m-g1-80-new.yaml", &g1);
+    x25m.write("suites/t.yaml", &qd1(20));
+    let g1_iops = figure(&run(&x25m), "intel-x25m-g1-80-new", "w", "base", "iops");
+    let r = run(&lab(&["ocz-core-64"], &qd1(120)));
+    let core_iops = figure(&r, "ocz-core-64", "w", "base", "iops");
+    let core_max_ms = figure(&r, "ocz-core-64", "w", "base", "lat_max_us") / 1e3;
+    eprintln!("G1 new {g1_iops:.0} IOPS; Core used {core_iops:.2} IOPS, {core_max_ms:.0} ms");
+    // The G1 writes about half as fast as AnandTech measured (5,529 IOPS on 2026-12-05).
+    assert!((0.4..0.6).contains(&(g1_iops / 11_171.0)), "{g1_iops}");
+    // The Core about twice as fast (7.91), its longest wait a fifth short (779 ms).
+    assert!((1.7..2.2).contains(&(core_iops / 4.06)), "{core_iops}");
+    assert!(
+        (0.7..0.85).contains(&(core_max_ms / 991.0)),
+        "{core_max_ms}"
+    );
+}
