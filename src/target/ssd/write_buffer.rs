@@ -17,6 +17,8 @@ pub(super) struct Buffer {
     held: Vec<Held>,
     held_at: HashMap<u64, usize>,
     pub(super) held_bytes: u64,
+    /// When the last write was admitted: writes take room in the order they come.
+    admitted: u64,
 }
 
 /// A logical page's data held in the buffer until the buffer is written out (0 bytes: its
@@ -36,9 +38,10 @@ impl Buffer {
         }
     }
 
-    /// When `bytes` fit, arriving at `at`.
+    /// When `bytes` fit, arriving at `at`: not before the write ahead of them was admitted
+    /// (room freed at a time goes to the first write waiting, not to a later one).
     pub(super) fn admit(&mut self, bytes: u64, at: u64) -> u64 {
-        let mut t = at;
+        let mut t = at.max(self.admitted);
         while self.used + bytes > self.cap {
             match self.frees.pop_front() {
                 Some((when, b)) => {
@@ -49,6 +52,7 @@ impl Buffer {
             }
         }
         self.used += bytes;
+        self.admitted = t;
         t
     }
     pub(super) fn release(&mut self, at: u64, bytes: u64) {

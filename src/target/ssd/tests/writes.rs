@@ -331,6 +331,22 @@ fn a_controller_that_flushes_its_buffer_whole_takes_no_write_meanwhile() {
 }
 
 #[test]
+fn writes_take_the_buffers_room_in_the_order_they_come() {
+    // A 12 KiB buffer holding 8 KiB whose program ends at 1 ms: an 8 KiB write at 10 µs
+    // waits for that room; a 4 KiB write behind it at 20 µs would fit at once in the
+    // 4 KiB left, but the room goes to writes in the order they come, so it is admitted
+    // with the 8 KiB one, not before it.
+    let mut b = Buffer::new(12 << 10);
+    assert_eq!(b.admit(8 << 10, 0), 0);
+    b.release(1_000_000, 8 << 10);
+    assert_eq!(b.admit(8 << 10, 10_000), 1_000_000);
+    assert_eq!(b.admit(4 << 10, 20_000), 1_000_000);
+    // One that comes after the wait is over is admitted when it comes.
+    b.release(3_000_000, 12 << 10);
+    assert_eq!(b.admit(4 << 10, 3_500_000), 3_500_000);
+}
+
+#[test]
 fn a_writes_deferred_work_holds_the_command_the_controller_serves_when_its_program_ends() {
     // 30 µs of controller time a page, 0.33 of it (9.9 µs) when the page's program ends:
     // a write on an idle drive takes the command (10 µs), its data over the link (14.6 µs)
