@@ -395,6 +395,10 @@ fn the_p1s_other_capacities_derived_from_its_file() {
     assert!(share("crucial-p1-500", "seq-read", "mb_per_s", 1900.0) < 0.75);
 }
 
+/// PC World's "450GB Single-File Write" (its 870 EVO review, March 2021), as one stream of
+/// 1 MiB writes on an erased drive: a test to add to a suite.
+const WRITE_450GB: &str = "  - {id: write-450gb, title: w, operation: write, pattern: sequential, block_size: 1MiB, span: 450GB, queue_depth: 4, passes: 1, precondition: {purge: true}, data: incompressible, metric: mb_per_s}\n";
+
 #[test]
 fn the_870_qvo_family_derived_from_its_4tb_file() {
     // The 870 QVO 1 TB and 2 TB: the 4 TB's file with a quarter and a half of its dies (8
@@ -409,9 +413,7 @@ fn the_870_qvo_family_derived_from_its_4tb_file() {
         let file = family_member("samsung-870-qvo-4tb", id, capacity, dies, cache, raw);
         lab.write(&format!("drives/{id}.yaml"), &file);
     }
-    // PC World's "450GB Single-File Write", as one stream of 1 MiB writes on an erased drive.
-    let write_450 = "  - {id: write-450gb, title: w, operation: write, pattern: sequential, block_size: 1MiB, span: 450GB, queue_depth: 4, passes: 1, precondition: {purge: true}, data: incompressible, metric: mb_per_s}\n";
-    let suite = format!("{SPEC}{write_450}{}", shipped_test("modern-2026", "fill"));
+    let suite = format!("{SPEC}{WRITE_450GB}{}", shipped_test("modern-2026", "fill"));
     let rows = suite_rows(&lab, &suite);
     let fill = |id: &str, key: &str| {
         row(&rows, id, "fill")
@@ -495,8 +497,7 @@ fn the_870_evo_4tb_and_a_1tb_derived_from_it_against_the_reviews() {
         "1024GiB",
     );
     lab.write("drives/samsung-870-evo-1tb.yaml", &one);
-    let write_450 = "  - {id: write-450gb, title: w, operation: write, pattern: sequential, block_size: 1MiB, span: 450GB, queue_depth: 4, passes: 1, precondition: {purge: true}, data: incompressible, metric: mb_per_s}\n";
-    let rows = suite_rows(&lab, &format!("{SPEC}{write_450}"));
+    let rows = suite_rows(&lab, &format!("{SPEC}{WRITE_450GB}"));
     // KitGuru measured the 1 TB at QD32: 94,003 IOPS of 4 KiB random reads, 84,058 of
     // writes (its review, p10; predicted, ±20%).
     for (t, measured) in [("rnd-read", 94_003.0), ("rnd-write", 84_058.0)] {
