@@ -364,6 +364,40 @@ fn spec_sheet_figures_where_the_model_has_the_mechanism() {
 }
 
 #[test]
+fn the_970_evo_plus_writes_at_random_after_its_cache_as_samsung_states() {
+    // Samsung's data sheet for the 970 EVO Plus gives, beside its writes after the cache
+    // (400 / 900 / 1,700 MB/s), 4 KiB random writes at QD32 × 4 "for the portion of data
+    // exceeding" the cache: 100K / 200K / 400K IOPS for the 250 GB / 500 GB / 1 TB. Here
+    // 64 GB written in one stream (past each cache) and then 4 KiB random writes over the
+    // whole drive, new places: what its TLC dies write, nothing fitted to them (predicted,
+    // ±20% as the issue asks of the speeds after the cache).
+    let suite = "name: t\ntitle: t\nseed: 1\ntests:
+  - {id: past-the-cache, title: w, operation: write, pattern: sequential, block_size: 1MiB, span: 64GB, queue_depth: 4, passes: 1, precondition: {purge: true}, data: incompressible, metric: mb_per_s}
+  - {id: rnd-write-after, title: rw, operation: write, pattern: random, block_size: 4KiB, span: full, queue_depth: 32, threads: 4, duration: 2s, samples: histogram, metric: iops}
+";
+    let rows = run(
+        &[
+            "samsung-970-evo-plus-250gb",
+            "samsung-970-evo-plus-500gb",
+            "samsung-970-evo-plus-1tb",
+        ],
+        suite,
+    );
+    for (d, stated) in [
+        ("samsung-970-evo-plus-250gb", 100_000.0),
+        ("samsung-970-evo-plus-500gb", 200_000.0),
+        ("samsung-970-evo-plus-1tb", 400_000.0),
+    ] {
+        near(
+            value(&rows, d, "rnd-write-after", "iops"),
+            stated,
+            0.2,
+            &format!("{d} random writes after the cache"),
+        );
+    }
+}
+
+#[test]
 fn the_p1s_other_capacities_derived_from_its_file() {
     // The 2 TB and 500 GB P1 (16 and 4 dies), derived from the 1 TB's file as the capacity
     // siblings are (not shipped; docs/simulated-drives.md, "The NVMe era"), on the spec
