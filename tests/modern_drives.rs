@@ -424,8 +424,13 @@ fn the_p1s_other_capacities_derived_from_its_file() {
             ("crucial-p1-500", "rnd-write", "iops", 220_000.0),
         ],
     );
-    // The reported miss: the 500 GB's lone die a channel leaves it idle while it senses.
-    below_the_sheet(&rows, &[("crucial-p1-500", "seq-read", "mb_per_s", 1900.0)]);
+    // The 500 GB's lone die a channel senses its next page while the last crosses the
+    // channel (cache reads): its read is the decoder's, as the 1 TB's is, where CDRLabs
+    // measured 0.98 of the 1 TB's (a miss at 0.70 of it, −27% of the sheet, without).
+    within_the_sheet(&rows, &[("crucial-p1-500", "seq-read", "mb_per_s", 1900.0)]);
+    let share = figure(&rows, "crucial-p1-500", "seq-read", "mb_per_s")
+        / figure(&rows, "crucial-p1-1tb", "seq-read", "mb_per_s");
+    assert!((0.90..=1.05).contains(&share), "{share:.3} of the 1 TB's");
 }
 
 #[test]
@@ -446,12 +451,16 @@ fn the_980_pros_other_capacities_derived_from_its_file() {
     // The 250 GB's write is its dies' (the SLC program time is fitted to it) and the 2 TB's
     // random read the controller's (its time per read, fitted to the sheet's flat 1M); the
     // rest predicted: the writes of 16 and 64 dies bound by the controller's path to the
-    // channels (fitted to TechPowerUp's 4 GB/s on the 1 TB), the reads by the link.
+    // channels (fitted to TechPowerUp's 4 GB/s on the 1 TB), the reads of 16 and more dies
+    // by the link, and those of fewer by their dies, which sense a page while the last
+    // crosses the channel (cache reads: 4,721 MB/s and 587K IOPS, misses, without).
     within_the_sheet(
         &rows,
         &[
+            ("samsung-980-pro-250gb", "seq-read", "mb_per_s", 6400.0),
             ("samsung-980-pro-250gb", "seq-write", "mb_per_s", 2700.0),
             ("samsung-980-pro-500gb", "seq-read", "mb_per_s", 6900.0),
+            ("samsung-980-pro-500gb", "rnd-read", "iops", 800_000.0),
             ("samsung-980-pro-500gb", "seq-write", "mb_per_s", 5000.0),
             ("samsung-980-pro-2tb", "seq-read", "mb_per_s", 7000.0),
             ("samsung-980-pro-2tb", "seq-write", "mb_per_s", 5100.0),
@@ -459,16 +468,11 @@ fn the_980_pros_other_capacities_derived_from_its_file() {
             ("samsung-980-pro-2tb", "rnd-write", "iops", 1_000_000.0),
         ],
     );
-    // The reported misses, where few dies bind the reads: the 250 GB's lone die a channel
-    // leaves the channel idle while it senses (no cache reads), and the random reads of 8
-    // and 16 dies need more reads a die at once than two planes of 45 µs senses give.
+    // The reported miss, where eight dies bind the reads: 500K random reads need more
+    // reads a die at once than two planes of 45 µs senses give.
     below_the_sheet(
         &rows,
-        &[
-            ("samsung-980-pro-250gb", "seq-read", "mb_per_s", 6400.0),
-            ("samsung-980-pro-250gb", "rnd-read", "iops", 500_000.0),
-            ("samsung-980-pro-500gb", "rnd-read", "iops", 800_000.0),
-        ],
+        &[("samsung-980-pro-250gb", "rnd-read", "iops", 500_000.0)],
     );
 }
 
@@ -479,9 +483,11 @@ type Member<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str);
 /// A figure of a sheet: the drive, the spec test's test, the summary's key, the figure.
 type SheetFigure<'a> = (&'a str, &'a str, &'a str, f64);
 
-/// Runs the spec test on `members`, each derived from `base`'s file; returns every row.
+/// Runs the spec test on `base` and on `members`, each derived from its file; returns every
+/// row.
 fn family_on_the_spec_test(base: &str, members: &[Member]) -> Vec<serde_json::Value> {
     let lab = TestLab::new();
+    lab.write(&format!("drives/{base}.yaml"), &drive_file(base));
     for &(id, capacity, dies, cache, raw) in members {
         let file = family_member(base, id, capacity, dies, cache, raw);
         lab.write(&format!("drives/{id}.yaml"), &file);

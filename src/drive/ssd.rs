@@ -182,6 +182,13 @@ pub struct SsdSpec {
     /// hash when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plane_reads: Option<PlaneReads>,
+    /// Cache reads (ONFI's read cache, NAND's since ONFI 1.0): a sensed page moves to its
+    /// plane's cache register and crosses the channel from there while the die senses its
+    /// next page; a plane's next page waits in the die for its register. Default false:
+    /// the die is held until its page has crossed the channel. Absent from the plan hash
+    /// when unset.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cache_reads: bool,
     /// Page read time (tR).
     pub read: Duration,
     /// Page program time (tPROG).

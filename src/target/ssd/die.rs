@@ -13,6 +13,9 @@ pub(super) struct Die {
     whole: u64,
     /// When each plane's own read ends (planes that read apart).
     plane: [u64; crate::drive::MAX_PLANES as usize],
+    /// When each plane's cache register is free (its page across the channel), where the
+    /// die reads into cache registers; a program's data comes in through them.
+    register: [u64; crate::drive::MAX_PLANES as usize],
     /// The last sense of a read where planes read together ([`Die::sense_together`]);
     /// any other operation started ends it.
     sense: Option<Sense>,
@@ -126,12 +129,25 @@ impl Die {
     }
 
     /// When a host operation whose data is ready at `ready` can start: after the host
-    /// operations booked, and after the background step running then. The caller books
-    /// its end with [`Die::book`].
+    /// operations booked and the pages still leaving the cache registers, and after the
+    /// background step running then. The caller books its end with [`Die::book`].
     pub(super) fn start(&mut self, ready: u64) -> u64 {
         self.sense = None;
         self.programming = None;
-        self.start_at(ready.max(self.busy), false)
+        let registers = self.register.iter().copied().max().unwrap_or(0);
+        self.start_at(ready.max(self.busy).max(registers), false)
+    }
+
+    /// Where the die reads into cache registers: when a page on `plane` sensed at
+    /// `sensed` moves to the plane's register (the die holds it until then), the
+    /// register then held until the page has crossed the channel ([`Die::hold_register`]).
+    pub(super) fn in_register(&self, plane: usize, sensed: u64) -> u64 {
+        sensed.max(self.register[plane])
+    }
+
+    /// Holds `plane`'s cache register until its page has crossed the channel at `end`.
+    pub(super) fn hold_register(&mut self, plane: usize, end: u64) {
+        self.register[plane] = self.register[plane].max(end);
     }
 
     /// When a read ready at `ready` can start: as [`Die::start`], but where the die

@@ -35,6 +35,9 @@ pub(super) struct Params {
     pub(super) planes: u64,
     /// How planes read (one page a die at a time if not set).
     pub(super) plane_reads: Option<PlaneReads>,
+    /// Whether a die senses its next page while the last crosses the channel from its
+    /// plane's cache register.
+    pub(super) cache_reads: bool,
     /// Pages of the FTL's block: one erase block on each plane.
     pub(super) pages_per_block: u64,
     pub(super) blocks_per_die: u64,
@@ -157,6 +160,7 @@ impl Params {
             page: s.page.0,
             planes,
             plane_reads: s.plane_reads,
+            cache_reads: s.cache_reads,
             pages_per_block,
             blocks_per_die: s.raw_capacity.0 / block / dies as u64,
             t_read: s.read.0,

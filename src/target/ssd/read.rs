@@ -160,11 +160,24 @@ impl SsdSim {
             };
             first = false;
             let moving = (bytes as f64 * p.chan_ns_per_byte) as u64;
-            let end = self.chan[ch].reserve(self.now, sensed, moving);
-            if independent {
-                self.die[d].book_plane(end, page.plane);
+            // With cache reads the page leaves the die for its plane's register, and the
+            // die is free to sense again while it crosses the channel.
+            let moved = if p.cache_reads {
+                self.die[d].in_register(page.plane, sensed)
             } else {
-                self.die[d].book(end);
+                sensed
+            };
+            let end = self.chan[ch].reserve(self.now, moved, moving);
+            let held = if p.cache_reads {
+                self.die[d].hold_register(page.plane, end);
+                moved
+            } else {
+                end
+            };
+            if independent {
+                self.die[d].book_plane(held, page.plane);
+            } else {
+                self.die[d].book(held);
             }
             let Some(ecc) = p.ecc else {
                 return end;
