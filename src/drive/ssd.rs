@@ -113,7 +113,8 @@ pub struct SlcSpec {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SsdSpec {
-    /// Usable host link rate (SATA 3 Gbps ≈ 280MB/s, 6 Gbps ≈ 550MB/s).
+    /// Usable host link rate (SATA 3 Gbps ≈ 280MB/s, 6 Gbps ≈ 550MB/s; the line's 600MB/s
+    /// where `frame_overhead` counts the frames apart).
     pub link_rate: Rate,
     /// Per-command cost on the link and in the controller.
     pub command_overhead: Duration,
@@ -122,6 +123,13 @@ pub struct SsdSpec {
     /// go out, as on PCIe). Absent from the plan hash when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub half_duplex: Option<bool>,
+    /// Each frame of a command's exchange on a half-duplex SATA link, beside its data's
+    /// bytes (SATA's NCQ): a read's command, the drive's acceptance, its DMA setup, each
+    /// data frame (8 KiB at most) and its completion; a write's the same, and the drive's
+    /// request for each data frame (DMA Activate) before it. Only with `half_duplex`;
+    /// absent from the plan hash when unset (no frames: `command_overhead` alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_overhead: Option<Duration>,
     /// Controller time per write command (bookkeeping), one at a time: with
     /// [`page_overhead`](Self::page_overhead), what bounds small random writes on the
     /// controllers of the era.
@@ -489,6 +497,12 @@ pub(super) fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<()
     let capacity = capacity / s.controllers as u64;
     validate_room(s, capacity)?;
     validate_ftl(s, planes)?;
+    if s.frame_overhead.is_some() && s.half_duplex != Some(true) {
+        return Err(
+            "ssd.frame_overhead: expected only with half_duplex: true (a SATA link's frames)"
+                .into(),
+        );
+    }
     if let Some(full) = s.full {
         if !s.aged {
             return Err("ssd.full: expected only on a used drive (aged: true)".into());

@@ -357,7 +357,8 @@ impl SsdSim {
             last,
             count: last - first + 1,
         };
-        let arrived = self.send_to_drive(now, p.command + link);
+        let frames = p.command_frames((req.op == Op::Write).then_some(len));
+        let arrived = self.send_to_drive(now, p.command + frames + link);
         self.handle_completions_before(arrived);
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
@@ -460,7 +461,7 @@ impl SsdSim {
     /// are collected); a flush waits until everything the drive has accepted is on NAND,
     /// as [`SsdSim::settle`] does.
     pub(super) fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
-        let arrived = self.send_to_drive(now, self.p.command);
+        let arrived = self.send_to_drive(now, self.p.command + self.p.command_frames(None));
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
         match cmd {

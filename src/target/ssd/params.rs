@@ -10,6 +10,8 @@ use super::ecc::Ecc;
 pub(super) struct Params {
     /// One transfer at a time on the host link (`half_duplex`).
     pub(super) half_duplex: bool,
+    /// Each SATA frame's time on the link beside its data (`frame_overhead`; 0: none).
+    pub(super) frame: u64,
     pub(super) link_ns_per_byte: f64,
     pub(super) command: u64,
     /// Controller time per write command, the part spent as the write comes in (the rest
@@ -141,6 +143,7 @@ impl Params {
             (deferred(s, write_overhead), deferred(s, page_overhead));
         Params {
             half_duplex: s.half_duplex.unwrap_or(false),
+            frame: s.frame_overhead.map_or(0, |d| d.0),
             link_ns_per_byte: 1e9 / s.link_rate.0,
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,
             write_overhead: write_overhead - write_deferred,
@@ -212,7 +215,33 @@ impl Params {
     pub(super) fn block_bytes(&self) -> u64 {
         self.page * self.pages_per_block
     }
+
+    /// The frames (`frame_overhead`) a command sends and takes back with it, in ns: a
+    /// command and its acceptance; a write's `bytes` besides, each data frame asked for
+    /// (DMA setup, then DMA Activate and the data frame for each 8 KiB), and its completion.
+    /// A read's data frames go back with its data ([`Params::read_frames`]).
+    pub(super) fn command_frames(&self, write_bytes: Option<u64>) -> u64 {
+        let frames = match write_bytes {
+            Some(b) => 4 + 2 * b.div_ceil(DATA_FRAME),
+            None => 2,
+        };
+        frames * self.frame
+    }
+
+    /// The frames of a read's data on the link up to its first `bytes`, in ns: its DMA
+    /// setup and a data frame each 8 KiB begun, which the drive sends unasked, back to
+    /// back (its completion, a frame of its own, follows when the link has room).
+    pub(super) fn read_frames(&self, bytes: u64) -> u64 {
+        if bytes == 0 {
+            return 0;
+        }
+        (1 + bytes.div_ceil(DATA_FRAME)) * self.frame
+    }
 }
+
+/// SATA's largest data frame (a Data FIS of 8 KiB): a transfer crosses the link in frames
+/// of this much at most.
+const DATA_FRAME: u64 = 8192;
 
 /// The map's unit on a remapping controller: the host's 4 KiB (a logical block of every
 /// file system since, and the unit these controllers' maps and ECC work on).

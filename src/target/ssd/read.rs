@@ -48,13 +48,19 @@ impl SsdSim {
                 }
             };
             let upto = ((lpn + 1) * page).min(req.offset + len) - req.offset;
-            // Times from the bytes sent so far, so rounding does not add up.
+            // Times from the bytes sent so far, so rounding does not add up; a SATA
+            // link's frames with them.
+            let frames = self.p.read_frames(upto) - self.p.read_frames(bytes_sent);
             sent = self.link_in.reserve(
                 self.now,
                 sent.max(ready),
-                link_ns(upto) - link_ns(bytes_sent),
+                link_ns(upto) - link_ns(bytes_sent) + frames,
             );
             bytes_sent = upto;
+        }
+        if self.p.frame > 0 {
+            // Its completion, a frame of its own in the first gap after the data.
+            sent = self.link_in.reserve(self.now, sent, self.p.frame);
         }
         // A stream of three reads in a row is read ahead (what was read ahead before
         // stays until then, for a stream that other reads interrupted).

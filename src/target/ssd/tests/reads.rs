@@ -274,6 +274,47 @@ fn a_half_duplex_link_takes_the_commands_between_the_reads_data() {
     assert!((1_576_000..1_750_000).contains(&turns), "{turns}");
 }
 
+#[test]
+fn a_sata_link_asks_for_each_frame_of_a_writes_data_and_sends_a_reads_unasked() {
+    // SATA's NCQ frames, 1 µs each beside the data, on a link that binds (fast channels):
+    // a read of 4 KiB takes five (its command, the drive's acceptance, its DMA setup, one
+    // data frame, its completion) and of 16 KiB six (two data frames of 8 KiB); a write
+    // takes a DMA Activate besides before each data frame (the drive asks for its data):
+    // six and eight.
+    let yaml = |frames: &str| {
+        small_yaml("greedy", false).replace("channel_rate: 40MB/s", "channel_rate: 2000MB/s")
+            + "  half_duplex: true\n"
+            + frames
+    };
+    for (len, write_frames, read_frames) in [(4096, 6, 5), (16384, 8, 6)] {
+        let (mut plain, mut framed) = (
+            from_yaml(&yaml("")),
+            from_yaml(&yaml("  frame_overhead: 1us\n")),
+        );
+        let written = |sim: &mut SsdSim| {
+            let req = IoRequest {
+                seq: 0,
+                op: Op::Write,
+                offset: 0,
+                len,
+            };
+            let done = sim.serve(0, &req, None).unwrap();
+            sim.settle().unwrap();
+            done
+        };
+        let late = written(&mut framed) - written(&mut plain);
+        assert_eq!(late, write_frames * 1000, "a write of {len} B");
+        let late = read_at_once(&mut framed, &[(0, len)]) - read_at_once(&mut plain, &[(0, len)]);
+        assert_eq!(late, read_frames * 1000, "a read of {len} B");
+    }
+    // Frames are a SATA link's: only with half_duplex.
+    let refused = refusal(&(small_yaml("greedy", false) + "  frame_overhead: 1us\n"));
+    assert!(
+        refused.contains("ssd.frame_overhead: expected only with half_duplex: true"),
+        "{refused}"
+    );
+}
+
 /// `pages` 4 KiB pages written one after another, the drive settled, then all of them read
 /// at once: the time until the last read is done.
 fn written_then_read_at_once(sim: &mut SsdSim, pages: u64) -> u64 {
