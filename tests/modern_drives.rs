@@ -639,7 +639,22 @@ fn the_870_evo_4tb_and_a_1tb_derived_from_it_against_the_reviews() {
         "1024GiB",
     );
     lab.write("drives/samsung-870-evo-1tb.yaml", &one);
-    let rows = suite_rows(&lab, &format!("{SPEC}{WRITE_450GB}"));
+    let qd1 = "  - {id: qd1-read, title: q, operation: read, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 1, duration: 1s, metric: iops}
+  - {id: qd1-write, title: q, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 1, duration: 1s, metric: iops}
+";
+    let rows = suite_rows(&lab, &format!("{SPEC}{qd1}{WRITE_450GB}"));
+    // Samsung's sheet at QD1, every capacity (as KitGuru's review of the 1 TB quotes it):
+    // 13,000 IOPS of 4 KiB random reads and 36,000 of writes. The writes hold ("up to":
+    // −25% / +10%); the reads come out faster than the sheet's, a reported miss (found
+    // 2026-12-05): the model's read at QD1 is its NAND's sense (the 980 PRO's), its
+    // channel, decoder and link, and whatever else the MKX and a SATA host take before a
+    // read at QD1 it does not have.
+    for d in ["samsung-870-evo-4tb", "samsung-870-evo-1tb"] {
+        within_the_sheet(&rows, &[(d, "qd1-write", "iops", 36_000.0)]);
+        let r = figure(&rows, d, "qd1-read", "iops") / 13_000.0;
+        eprintln!("{d} qd1-read: {r:.3} of 13,000");
+        assert!(r > 1.10, "{d} qd1-read: {r:.3} of 13,000");
+    }
     // KitGuru measured the 1 TB at QD32: 94,003 IOPS of 4 KiB random reads, 84,058 of
     // writes (its review, p10; predicted, ±20%).
     for (t, measured) in [("rnd-read", 94_003.0), ("rnd-write", 84_058.0)] {
