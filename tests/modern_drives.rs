@@ -625,11 +625,6 @@ fn the_870_evo_4tb_and_a_1tb_derived_from_it_against_the_reviews() {
     // The 4 TB's file and the 1 TB derived from it as the QVO's family is (a quarter of its
     // dies, Samsung's 6 + 36 GB cache), one stream of 1 MiB writes on an erased drive: both
     // predicted (docs/simulated-drives.md, "The NVMe era").
-    let lab = TestLab::new();
-    lab.write(
-        "drives/samsung-870-evo-4tb.yaml",
-        &drive_file("samsung-870-evo-4tb"),
-    );
     let one = family_member(
         "samsung-870-evo-4tb",
         "samsung-870-evo-1tb",
@@ -638,7 +633,7 @@ fn the_870_evo_4tb_and_a_1tb_derived_from_it_against_the_reviews() {
         "36GB",
         "1024GiB",
     );
-    lab.write("drives/samsung-870-evo-1tb.yaml", &one);
+    let lab = lab_of(&["samsung-870-evo-4tb"], &[("samsung-870-evo-1tb", &one)]);
     let qd1 = "  - {id: qd1-read, title: q, operation: read, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 1, duration: 1s, metric: iops}
   - {id: qd1-write, title: q, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 1, duration: 1s, metric: iops}
 ";
@@ -696,11 +691,6 @@ fn pc_worlds_crystaldiskmark_figures_of_the_870s() {
     // 4K Q1T1 written 126 and 73. Here the EVO's 4 TB file and a 2 TB derived from the
     // QVO's 4 TB file (half its dies), CrystalDiskMark's tests on its 1 GiB file, one run
     // of a second each; every figure predicted (docs/simulated-drives.md, "The NVMe era").
-    let lab = TestLab::new();
-    lab.write(
-        "drives/samsung-870-evo-4tb.yaml",
-        &drive_file("samsung-870-evo-4tb"),
-    );
     let two = family_member(
         "samsung-870-qvo-4tb",
         "samsung-870-qvo-2tb",
@@ -709,7 +699,7 @@ fn pc_worlds_crystaldiskmark_figures_of_the_870s() {
         "72GB",
         "2048GiB",
     );
-    lab.write("drives/samsung-870-qvo-2tb.yaml", &two);
+    let lab = lab_of(&["samsung-870-evo-4tb"], &[("samsung-870-qvo-2tb", &two)]);
     let suite = "name: t\ntitle: t\nseed: 1\ntests:
   - {id: seq-read, title: s, operation: read, pattern: sequential, block_size: 128KiB, span: 1GiB, queue_depth: 32, duration: 1s, precondition: {fill: 1}, metric: mb_per_s}
   - {id: rnd-read, title: r, operation: read, pattern: random, block_size: 4KiB, span: 1GiB, queue_depth: 32, duration: 1s, metric: mb_per_s}
@@ -807,6 +797,18 @@ fn the_nm790_4tb_derived_from_its_2tb_file_against_kitguru() {
         );
         near(iops, kitguru, 0.2, &format!("NM790 4 TB {id} (KitGuru)"));
     }
+}
+
+/// A lab of the shipped drive files `shipped` beside derived ones, `(id, text)`.
+fn lab_of(shipped: &[&str], derived: &[(&str, &str)]) -> TestLab {
+    let lab = TestLab::new();
+    for d in shipped {
+        lab.write(&format!("drives/{d}.yaml"), &drive_file(d));
+    }
+    for (id, text) in derived {
+        lab.write(&format!("drives/{id}.yaml"), text);
+    }
+    lab
 }
 
 /// Another capacity of `base`'s family, derived from its file as the capacity siblings are:
