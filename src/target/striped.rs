@@ -48,7 +48,7 @@ impl StripedSsd {
         let mut member = drive.clone();
         member.capacity = share;
         let members = (0..n)
-            .map(|_| SsdSim::new(&member, s))
+            .map(|_| SsdSim::new(&member, s).map(SsdSim::booking_at_issue))
             .collect::<Result<Vec<_>>>()?;
         let mut whole = drive.clone();
         whole.capacity = share * n;

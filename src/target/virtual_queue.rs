@@ -46,7 +46,17 @@ impl Done {
     }
 }
 
-/// A simulated drive that computes each request's completion time when it is submitted.
+/// A completion a model settled after leaving it open at submission: request `seq`'s, at
+/// `at` (absolute virtual ns), with the tag it was submitted with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Settled {
+    pub seq: u64,
+    pub tag: u32,
+    pub at: u64,
+}
+
+/// A simulated drive that computes each request's completion time when it is submitted
+/// (or, with [`Reserving::submit`], once it knows every request that could go before it).
 pub(super) trait Reserving: Send {
     /// The drive's clock (absolute virtual ns), which persists across jobs.
     fn clock(&self) -> u64;
@@ -55,6 +65,23 @@ pub(super) trait Reserving: Send {
     /// Models `req` issued at `now` (with its data, for a drive that looks at it); returns
     /// when it completes.
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64>;
+    /// Models `req` issued at `now` as [`Reserving::serve`] does, but may leave its
+    /// completion open (`None`) where it waits for a resource that serves what is ready
+    /// first: [`Reserving::settle`] gives it, with `tag` (the queue's slot), once no request
+    /// issued later can go before it.
+    fn submit(
+        &mut self,
+        now: u64,
+        req: &IoRequest,
+        data: Option<WriteData>,
+        _tag: u32,
+    ) -> Result<Option<u64>> {
+        self.serve(now, req, data).map(Some)
+    }
+    /// The completions left open by [`Reserving::submit`] that are settled, given that no
+    /// request is issued before `horizon` (the earliest completion known, or a deadline of
+    /// the engine's): appended to `out`, each at or after the time its request was issued.
+    fn settle(&mut self, _horizon: u64, _out: &mut Vec<Settled>) {}
     /// Models a trim or flush issued at `now` with nothing in flight; returns when it is
     /// done.
     fn command(&mut self, now: u64, cmd: Command) -> Result<u64>;
@@ -119,6 +146,12 @@ pub(super) struct ReservingQueue<'a, M: Reserving> {
     sim: &'a mut M,
     origin: u64,
     pending: Done,
+    /// How many requests in flight have a completion not known yet; each slot's request's
+    /// sequence and when it was issued; the model's settled completions.
+    open: usize,
+    seqs: Vec<u64>,
+    issued: Vec<u64>,
+    settled: Vec<Settled>,
     bufs: Vec<Option<AlignedBuf>>,
 }
 
@@ -130,8 +163,35 @@ impl<'a, M: Reserving> ReservingQueue<'a, M> {
             sim,
             origin,
             pending: Done::with_capacity(depth as usize),
+            open: 0,
+            seqs: vec![0; depth as usize],
+            issued: vec![0; depth as usize],
+            settled: Vec::new(),
             bufs: (0..depth).map(|_| None).collect(),
         }
+    }
+
+    /// The earliest completion, once the model has settled what it left open that no
+    /// request issued from `deadline` (absolute) on, nor from the earliest completion,
+    /// could go before.
+    fn next_time(&mut self, deadline: u64) -> Result<Option<u64>> {
+        if self.open > 0 {
+            let horizon = self.pending.next_time().unwrap_or(u64::MAX).min(deadline);
+            self.sim.settle(horizon, &mut self.settled);
+            for s in self.settled.drain(..) {
+                let slot = s.tag as usize;
+                let (Some(&seq), Some(&issued)) = (self.seqs.get(slot), self.issued.get(slot))
+                else {
+                    return Err(Error::Target(TargetError::Internal(
+                        "a settled request not in flight",
+                    )));
+                };
+                self.open -= 1;
+                // A completion is never at the instant of its submit.
+                self.pending.push(s.at.max(issued + 1), seq, s.tag);
+            }
+        }
+        Ok(self.pending.next_time())
     }
 }
 
@@ -153,10 +213,17 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
                 WriteData::Bytes(&buf.as_slice()[..req.len as usize])
             }
         });
-        let done = self.sim.serve(now, &req, data)?;
+        let done = self.sim.submit(now, &req, data, slot)?;
         self.bufs[slot as usize] = Some(buf);
-        // A completion is never at the instant of its submit.
-        self.pending.push(done.max(now + 1), req.seq, slot);
+        match done {
+            // A completion is never at the instant of its submit.
+            Some(done) => self.pending.push(done.max(now + 1), req.seq, slot),
+            None => {
+                self.open += 1;
+                self.seqs[slot as usize] = req.seq;
+                self.issued[slot as usize] = now;
+            }
+        }
         Ok(())
     }
 
@@ -165,7 +232,7 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
     }
 
     fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
-        match self.pending.next_time() {
+        match self.next_time(until + self.origin)? {
             Some(t) if t <= until + self.origin => self.reap(out),
             _ => {
                 self.sim.advance_to(until + self.origin);
@@ -175,7 +242,7 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
     }
 
     fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
-        let Some(t) = self.pending.next_time() else {
+        let Some(t) = self.next_time(u64::MAX)? else {
             return Err(Error::Target(TargetError::Internal(
                 "reap with nothing in flight",
             )));
@@ -186,7 +253,7 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
     }
 
     fn command(&mut self, cmd: Command) -> Result<()> {
-        if self.pending.next_time().is_some() {
+        if self.pending.next_time().is_some() || self.open > 0 {
             return Err(Error::Target(TargetError::Internal(
                 "a trim or flush with I/O in flight",
             )));

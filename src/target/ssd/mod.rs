@@ -32,12 +32,13 @@ use crate::io::{Command, EngineChoice, IoRequest, Op, WriteData};
 use crate::workload::IoOptions;
 
 use super::calendar::Calendar;
-use super::virtual_queue::{reserving_queues, Reserving};
+use super::virtual_queue::{reserving_queues, Reserving, Settled};
 use super::{IoQueue, Target, TargetInfo};
 
 mod block_ftl;
 mod die;
 mod ecc;
+mod link;
 mod map_cache;
 mod page_ftl;
 mod params;
@@ -112,7 +113,22 @@ pub struct SsdSim {
     p: Arc<Params>,
     clock: u64,
     link_out: u64,
+    /// The link toward the host where each transfer is booked when its request is issued
+    /// (a controller behind a RAID bridge, whose bridge takes the requests in turn).
     link_in: Calendar,
+    /// The link toward the host where it sends what is ready first (every drive on its own
+    /// link): a read's completion is settled once no request issued later could go first.
+    link: link::Link,
+    /// Whether reads' data wait for `link` (else they are booked on `link_in`).
+    sends_ready_first: bool,
+    /// Completions `link` settled, not yet taken by the queue; the first `settled_seen` of
+    /// them already counted out of the commands in flight.
+    settled: Vec<Settled>,
+    settled_seen: usize,
+    /// Commands in flight whose completion is still open (with `queue_slots`).
+    open: usize,
+    /// The queue's tag of the request being served (a read left open is settled with it).
+    tag: u32,
     ctrl: u64,
     /// Each channel's bus: a transfer takes the first gap it fits, so a die that is free
     /// is not held up behind one still reading.
@@ -233,6 +249,12 @@ impl SsdSim {
             clock: 0,
             link_out: 0,
             link_in: Calendar::default(),
+            link: link::Link::default(),
+            sends_ready_first: true,
+            settled: Vec::new(),
+            settled_seen: 0,
+            open: 0,
+            tag: 0,
             ctrl: 0,
             chan: vec![Calendar::default(); p.channels],
             decoder: Calendar::default(),
@@ -291,7 +313,7 @@ impl SsdSim {
                 offset: crate::rng::below(&mut rng, slots) * block,
                 len: block as u32,
             };
-            let done = self.serve(self.clock, &req, None)?;
+            let done = self.serve_at_once(self.clock, &req, None)?;
             self.clock = self.clock.max(done);
         }
         self.settle()?;
@@ -304,26 +326,34 @@ impl SsdSim {
         self.stats
     }
 
-    /// Models one request issued at absolute time `now`; returns its completion time. A
-    /// drive that holds `queue_slots` commands takes one more when the first of them
-    /// completes.
-    fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
-        if self.p.queue_slots == 0 {
-            return self.serve_now(now, req, data);
+    /// The drive as a controller behind a RAID bridge: each read's data booked on the link
+    /// when its request is issued, so that every completion is known at once.
+    pub(super) fn booking_at_issue(mut self) -> SsdSim {
+        self.sends_ready_first = false;
+        self
+    }
+
+    /// A request whose completion must be known at once (a used drive's history, a
+    /// controller behind a bridge).
+    fn serve_at_once(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
+        match self.submit(now, req, data, 0)? {
+            Some(t) => Ok(t),
+            None => Err(crate::error::Error::Target(super::TargetError::Internal(
+                "a read left open where its completion is needed",
+            ))),
         }
-        use std::cmp::Reverse;
-        while self.inflight.peek().is_some_and(|Reverse(t)| *t <= now) {
-            self.inflight.pop();
-        }
-        let mut start = now;
-        if self.inflight.len() >= self.p.queue_slots {
-            if let Some(Reverse(t)) = self.inflight.pop() {
-                start = start.max(t);
+    }
+
+    /// Counts the completions the link settled since last time out of the commands in
+    /// flight (with `queue_slots`).
+    fn count_settled(&mut self) {
+        for s in &self.settled[self.settled_seen..] {
+            if self.p.queue_slots > 0 {
+                self.inflight.push(std::cmp::Reverse(s.at));
+                self.open = self.open.saturating_sub(1);
             }
         }
-        let done = self.serve_now(start, req, data)?;
-        self.inflight.push(Reverse(done));
-        Ok(done)
+        self.settled_seen = self.settled.len();
     }
 
     /// Sends `len` ns of command (and a write's data) toward the drive from `now`, in the
@@ -331,16 +361,26 @@ impl SsdSim {
     /// (`half_duplex`) it takes a gap between the reads' data coming back.
     fn send_to_drive(&mut self, now: u64, len: u64) -> u64 {
         let start = now.max(self.link_out);
-        self.link_out = if self.p.half_duplex {
-            self.link_in.reserve(now, start, len)
-        } else {
-            start + len
+        self.link_out = match self.p.half_duplex {
+            true if self.sends_ready_first => {
+                let sent = self.link.send_now(start, len, &mut self.settled);
+                self.count_settled();
+                sent
+            }
+            true => self.link_in.reserve(now, start, len),
+            false => start + len,
         };
         self.link_out
     }
 
-    /// Models one request the drive takes at `now`; returns its completion time.
-    fn serve_now(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
+    /// Models one request the drive takes at `now`; returns its completion time (`None`:
+    /// a read's data waiting for the link).
+    fn serve_now(
+        &mut self,
+        now: u64,
+        req: &IoRequest,
+        data: Option<WriteData>,
+    ) -> Result<Option<u64>> {
         let p = &*self.p;
         self.now = now;
         let len = req.len as u64;
@@ -368,7 +408,9 @@ impl SsdSim {
                 self.ctrl = at;
                 Ok(self.serve_read(req, span, at))
             }
-            Op::Write => Ok(self.serve_write(req, data, span, at)? + self.p.write_latency),
+            Op::Write => Ok(Some(
+                self.serve_write(req, data, span, at)? + self.p.write_latency,
+            )),
         }
     }
 
@@ -482,6 +524,11 @@ impl SsdSim {
     /// I/Os; a block-mapped controller writes out its cache. Data waiting for the rest of
     /// its page stays in the buffer. Fails where writing out a held buffer finds a die full.
     pub(super) fn settle(&mut self) -> Result<()> {
+        // Reads left open by a queue gone (a job stopped) are sent and forgotten.
+        self.link.send_all(&mut self.settled);
+        self.settled.clear();
+        self.settled_seen = 0;
+        self.open = 0;
         self.write_out_cache(self.clock);
         if self.buffer.held_bytes > 0 {
             let p = self.params();
@@ -497,6 +544,7 @@ impl SsdSim {
             self.ctrl,
             self.link_out,
             self.link_in.end(),
+            self.link.free(),
             self.decoder.end(),
             self.encoder.end(),
         ]
@@ -531,7 +579,54 @@ impl Reserving for SsdSim {
         self.clock = self.clock.max(t);
     }
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
-        SsdSim::serve(self, now, req, data)
+        self.serve_at_once(now, req, data)
+    }
+    /// Models one request issued at absolute time `now`; returns its completion time, or
+    /// `None` where a read's data waits for the link ([`Reserving::settle`] gives it). A
+    /// drive that holds `queue_slots` commands takes one more when the first of them
+    /// completes.
+    fn submit(
+        &mut self,
+        now: u64,
+        req: &IoRequest,
+        data: Option<WriteData>,
+        tag: u32,
+    ) -> Result<Option<u64>> {
+        self.tag = tag;
+        if self.p.queue_slots == 0 {
+            return self.serve_now(now, req, data);
+        }
+        use std::cmp::Reverse;
+        while self.inflight.peek().is_some_and(|Reverse(t)| *t <= now) {
+            self.inflight.pop();
+        }
+        let mut start = now;
+        if self.inflight.len() + self.open >= self.p.queue_slots {
+            // The first completion of those in flight: the link's waiting data sent up to
+            // the earliest known.
+            if self.open > 0 {
+                let known = self.inflight.peek().map_or(u64::MAX, |Reverse(t)| *t);
+                self.link.send_ready_by(known, &mut self.settled);
+                self.count_settled();
+            }
+            if let Some(Reverse(t)) = self.inflight.pop() {
+                start = start.max(t);
+            }
+        }
+        let done = self.serve_now(start, req, data)?;
+        match done {
+            Some(t) => self.inflight.push(Reverse(t)),
+            None => self.open += 1,
+        }
+        Ok(done)
+    }
+    fn settle(&mut self, horizon: u64, out: &mut Vec<Settled>) {
+        if !self.link.is_idle() {
+            self.link.send_ready_by(horizon, &mut self.settled);
+        }
+        self.count_settled();
+        out.append(&mut self.settled);
+        self.settled_seen = 0;
     }
     fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
         SsdSim::command(self, now, cmd)

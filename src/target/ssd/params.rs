@@ -230,7 +230,7 @@ impl Params {
 
     /// The frames of a read's data on the link up to its first `bytes`, in ns: its DMA
     /// setup and a data frame each 8 KiB begun, which the drive sends unasked, back to
-    /// back (its completion, a frame of its own, follows when the link has room).
+    /// back (its completion, a frame of its own, follows the data).
     pub(super) fn read_frames(&self, bytes: u64) -> u64 {
         if bytes == 0 {
             return 0;

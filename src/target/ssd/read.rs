@@ -5,6 +5,7 @@ use crate::drive::PlaneReads;
 use crate::io::IoRequest;
 
 use super::ecc::{bit_errors, Ecc};
+use super::link::Piece;
 use super::page_ftl::{self, Loc};
 use super::{Ftl, Pages, SsdSim, Stored};
 
@@ -13,8 +14,9 @@ const READ_AHEAD_AFTER: u32 = 2;
 
 impl SsdSim {
     /// A read from `at`, when the controller has the command: returns when its last byte is
-    /// back over the link.
-    pub(super) fn serve_read(&mut self, req: &IoRequest, span: Pages, at: u64) -> u64 {
+    /// back over the link, or `None` where its data waits for a link that sends what is
+    /// ready first.
+    pub(super) fn serve_read(&mut self, req: &IoRequest, span: Pages, at: u64) -> Option<u64> {
         // Copied: the reads below change the drive.
         let (page, link_ns_per_byte) = (self.p.page, self.p.link_ns_per_byte);
         let len = req.len as u64;
@@ -25,6 +27,7 @@ impl SsdSim {
         // overlaps its NAND reads. A page read ahead is not read again.
         let mut sent = at;
         let mut bytes_sent = 0u64;
+        let mut pieces = self.sends_ready_first.then(|| self.link.pieces());
         let link_ns = |b: u64| (b as f64 * link_ns_per_byte) as u64;
         self.read_run = if req.offset == self.read_end {
             self.read_run.saturating_add(1)
@@ -51,23 +54,36 @@ impl SsdSim {
             // Times from the bytes sent so far, so rounding does not add up; a SATA
             // link's frames with them.
             let frames = self.p.read_frames(upto) - self.p.read_frames(bytes_sent);
-            sent = self.link_in.reserve(
-                self.now,
-                sent.max(ready),
-                link_ns(upto) - link_ns(bytes_sent) + frames,
-            );
+            let len = link_ns(upto) - link_ns(bytes_sent) + frames;
+            match &mut pieces {
+                Some(pieces) => pieces.push(Piece { ready, len }),
+                None => sent = self.link_in.reserve(self.now, sent.max(ready), len),
+            }
             bytes_sent = upto;
         }
-        if self.p.frame > 0 {
-            // Its completion, a frame of its own in the first gap after the data.
-            sent = self.link_in.reserve(self.now, sent, self.p.frame);
+        let frame = self.p.frame;
+        match &mut pieces {
+            // Its completion, a frame of its own as the data ends (booked: in the first
+            // gap after it).
+            Some(pieces) if frame > 0 => pieces.push(Piece {
+                ready: 0,
+                len: frame,
+            }),
+            None if frame > 0 => sent = self.link_in.reserve(self.now, sent, frame),
+            _ => {}
         }
         // A stream of three reads in a row is read ahead (what was read ahead before
         // stays until then, for a stream that other reads interrupted).
         if self.read_run >= READ_AHEAD_AFTER {
             self.read_ahead(span.last + 1, span.count, at);
         }
-        sent
+        match pieces {
+            Some(pieces) => {
+                self.link.wait(req.seq, self.tag, pieces);
+                None
+            }
+            None => Some(sent),
+        }
     }
 
     /// Reads ahead of a sequential stream: the `pages` logical pages from `first` (those

@@ -246,16 +246,17 @@ fn written_in_order(extra: &str, pages: u64) -> SsdSim {
 /// the last is done.
 fn read_at_once(sim: &mut SsdSim, reads: &[(u64, u32)]) -> u64 {
     let now = sim.clock + 10_000_000;
-    let done = reads.iter().zip(100..).map(|(&(offset, len), seq)| {
-        let req = IoRequest {
+    let reqs: Vec<IoRequest> = reads
+        .iter()
+        .zip(100..)
+        .map(|(&(offset, len), seq)| IoRequest {
             seq,
             op: Op::Read,
             offset,
             len,
-        };
-        sim.serve(now, &req, None).unwrap()
-    });
-    done.max().unwrap() - now
+        })
+        .collect();
+    sim.serve_together(now, &reqs).into_iter().max().unwrap() - now
 }
 
 #[test]
