@@ -113,7 +113,7 @@ impl Link {
             }
             self.ready.pop();
             let w = &mut self.waiting[k];
-            self.free = self.free.max(ready) + w.pieces[w.next].len;
+            self.free = self.free.max(ready) + w.pieces.get(w.next).map_or(0, |p| p.len);
             w.next += 1;
             // A transfer begun goes on while its next piece is ready as the last ends (one
             // DMA setup); where it must wait, the link takes what else is ready.
@@ -225,6 +225,18 @@ mod tests {
         assert_eq!(
             out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
             [(2, 30), (1, 60)]
+        );
+    }
+
+    #[test]
+    fn a_transfer_of_nothing_is_settled_when_it_is_ready() {
+        let mut l = Link::default();
+        let mut out = Vec::new();
+        l.wait(1, 1, Vec::new());
+        l.send_all(&mut out);
+        assert_eq!(
+            out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
+            [(1, 0)]
         );
     }
 
