@@ -180,13 +180,16 @@ impl<'a, M: Reserving> ReservingQueue<'a, M> {
             self.sim.settle(horizon, &mut self.settled);
             for s in self.settled.drain(..) {
                 let slot = s.tag as usize;
-                let (Some(&seq), Some(&issued)) = (self.seqs.get(slot), self.issued.get(slot))
-                else {
+                let (Some(&seq), Some(&issued), Some(open)) = (
+                    self.seqs.get(slot),
+                    self.issued.get(slot),
+                    self.open.checked_sub(1),
+                ) else {
                     return Err(Error::Target(TargetError::Internal(
                         "a settled request not in flight",
                     )));
                 };
-                self.open -= 1;
+                self.open = open;
                 // A completion is never at the instant of its submit.
                 self.pending.push(s.at.max(issued + 1), seq, s.tag);
             }
