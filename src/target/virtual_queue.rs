@@ -46,11 +46,10 @@ impl Done {
     }
 }
 
-/// A completion a model settled after leaving it open at submission: request `seq`'s, at
-/// `at` (absolute virtual ns), with the tag it was submitted with.
+/// A completion a model settled after leaving it open at submission: the request
+/// submitted with `tag`, at `at` (absolute virtual ns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Settled {
-    pub seq: u64,
     pub tag: u32,
     pub at: u64,
 }

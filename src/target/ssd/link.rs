@@ -25,7 +25,7 @@ pub(super) struct Piece {
 
 /// A request's transfer waiting for the link: its pieces in order, each going no sooner
 /// than the one before it ends.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Waiting {
     /// The queue's tag of the request.
     tag: u32,
@@ -130,7 +130,6 @@ impl Link {
             self.spare.push(pieces);
             self.vacant.push(k);
             out.push(Settled {
-                seq,
                 tag: w.tag,
                 at: self.free,
             });
@@ -154,6 +153,11 @@ mod tests {
         vec![Piece { ready, len }]
     }
 
+    /// The settled completions as (tag, time): the tests tag each request with its seq.
+    fn settled(out: &[Settled]) -> Vec<(u32, u64)> {
+        out.iter().map(|s| (s.tag, s.at)).collect()
+    }
+
     #[test]
     fn the_link_sends_what_is_ready_first_whatever_order_it_was_asked_in() {
         let mut l = Link::default();
@@ -163,16 +167,13 @@ mod tests {
         l.wait(2, 2, one(20, 10));
         l.wait(3, 3, one(25, 10));
         l.send_ready_by(u64::MAX, &mut out);
-        let got: Vec<(u64, u64)> = out.iter().map(|s| (s.seq, s.at)).collect();
+        let got = settled(&out);
         // 2 from 20 to 30, 3 from 30 to 40 (ready at 25, the link busy), 1 from 100.
         assert_eq!(got, [(2, 30), (3, 40)]);
         // 1 is ready after the first completion (30): the host may ask for more by then.
         out.clear();
         l.send_all(&mut out);
-        assert_eq!(
-            out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
-            [(1, 110)]
-        );
+        assert_eq!(settled(&out), [(1, 110)]);
     }
 
     #[test]
@@ -184,10 +185,7 @@ mod tests {
         l.wait(1, 1, one(100, 10));
         l.wait(2, 2, one(95, 10));
         l.send_all(&mut out);
-        assert_eq!(
-            out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
-            [(2, 105), (1, 115)]
-        );
+        assert_eq!(settled(&out), [(2, 105), (1, 115)]);
     }
 
     #[test]
@@ -198,16 +196,10 @@ mod tests {
         l.wait(2, 2, one(40, 20));
         // Issued at 15: behind 1 (10 to 30), ahead of 2.
         assert_eq!(l.send_now(15, 5, &mut out), 35);
-        assert_eq!(
-            out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
-            [(1, 30)]
-        );
+        assert_eq!(settled(&out), [(1, 30)]);
         out.clear();
         l.send_all(&mut out);
-        assert_eq!(
-            out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
-            [(2, 60)]
-        );
+        assert_eq!(settled(&out), [(2, 60)]);
     }
 
     #[test]
@@ -222,10 +214,7 @@ mod tests {
         l.wait(2, 2, one(20, 10));
         l.send_all(&mut out);
         // 1's first piece 0-10, 2 from 20 to 30, 1's second from 50 to 60.
-        assert_eq!(
-            out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
-            [(2, 30), (1, 60)]
-        );
+        assert_eq!(settled(&out), [(2, 30), (1, 60)]);
     }
 
     #[test]
@@ -234,10 +223,7 @@ mod tests {
         let mut out = Vec::new();
         l.wait(1, 1, Vec::new());
         l.send_all(&mut out);
-        assert_eq!(
-            out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
-            [(1, 0)]
-        );
+        assert_eq!(settled(&out), [(1, 0)]);
     }
 
     #[test]
@@ -253,9 +239,6 @@ mod tests {
         );
         l.wait(2, 2, one(5, 10));
         l.send_all(&mut out);
-        assert_eq!(
-            out.iter().map(|s| (s.seq, s.at)).collect::<Vec<_>>(),
-            [(1, 20), (2, 30)]
-        );
+        assert_eq!(settled(&out), [(1, 20), (2, 30)]);
     }
 }

@@ -121,10 +121,8 @@ pub struct SsdSim {
     link: link::Link,
     /// Whether reads' data wait for `link` (else they are booked on `link_in`).
     sends_ready_first: bool,
-    /// Completions `link` settled, not yet taken by the queue; the first `settled_seen` of
-    /// them already counted out of the commands in flight.
+    /// Completions `link` settled, not yet taken by the queue.
     settled: Vec<Settled>,
-    settled_seen: usize,
     /// Commands in flight whose completion is still open (with `queue_slots`).
     open: usize,
     /// The queue's tag of the request being served (a read left open is settled with it).
@@ -252,7 +250,6 @@ impl SsdSim {
             link: link::Link::default(),
             sends_ready_first: true,
             settled: Vec::new(),
-            settled_seen: 0,
             open: 0,
             tag: 0,
             ctrl: 0,
@@ -344,16 +341,16 @@ impl SsdSim {
         }
     }
 
-    /// Counts the completions the link settled since last time out of the commands in
-    /// flight (with `queue_slots`).
-    fn count_settled(&mut self) {
-        for s in &self.settled[self.settled_seen..] {
-            if self.p.queue_slots > 0 {
-                self.inflight.push(std::cmp::Reverse(s.at));
-                self.open = self.open.saturating_sub(1);
-            }
+    /// Counts the completions the link settled from `settled[from]` on out of the
+    /// commands in flight (with `queue_slots`).
+    fn count_settled(&mut self, from: usize) {
+        if self.p.queue_slots == 0 {
+            return;
         }
-        self.settled_seen = self.settled.len();
+        for s in &self.settled[from..] {
+            self.inflight.push(std::cmp::Reverse(s.at));
+            self.open = self.open.saturating_sub(1);
+        }
     }
 
     /// Sends `len` ns of command (and a write's data) toward the drive from `now`, in the
@@ -363,8 +360,9 @@ impl SsdSim {
         let start = now.max(self.link_out);
         self.link_out = match self.p.half_duplex {
             true if self.sends_ready_first => {
+                let from = self.settled.len();
                 let sent = self.link.send_now(start, len, &mut self.settled);
-                self.count_settled();
+                self.count_settled(from);
                 sent
             }
             true => self.link_in.reserve(now, start, len),
@@ -527,7 +525,6 @@ impl SsdSim {
         // Reads left open by a queue gone (a job stopped) are sent and forgotten.
         self.link.send_all(&mut self.settled);
         self.settled.clear();
-        self.settled_seen = 0;
         self.open = 0;
         self.write_out_cache(self.clock);
         if self.buffer.held_bytes > 0 {
@@ -606,8 +603,9 @@ impl Reserving for SsdSim {
             // the earliest known.
             if self.open > 0 {
                 let known = self.inflight.peek().map_or(u64::MAX, |Reverse(t)| *t);
+                let from = self.settled.len();
                 self.link.send_ready_by(known, &mut self.settled);
-                self.count_settled();
+                self.count_settled(from);
             }
             if let Some(Reverse(t)) = self.inflight.pop() {
                 start = start.max(t);
@@ -622,11 +620,11 @@ impl Reserving for SsdSim {
     }
     fn settle(&mut self, horizon: u64, out: &mut Vec<Settled>) {
         if !self.link.is_idle() {
+            let from = self.settled.len();
             self.link.send_ready_by(horizon, &mut self.settled);
+            self.count_settled(from);
         }
-        self.count_settled();
         out.append(&mut self.settled);
-        self.settled_seen = 0;
     }
     fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
         SsdSim::command(self, now, cmd)

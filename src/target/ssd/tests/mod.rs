@@ -35,36 +35,41 @@ fn refusal(yaml: &str) -> String {
 
 impl SsdSim {
     /// `req` issued at `now`, nothing else in flight: when it completes (a read whose data
-    /// waited for the link settled at once).
+    /// waited for the link settled at once). Tagged with its seq.
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
         match self.submit(now, req, data, req.seq as u32)? {
             Some(t) => Ok(t),
-            None => Ok(self.serve_together(now, &[])[0]),
+            None => Ok(settled_at(&self.settle_all(), req.seq)),
         }
     }
 
     /// `reqs` issued together at `now`, as a queue of that depth: when each completes (the
-    /// reads' data sent in the order it is ready). Those already left open come first.
+    /// reads' data sent in the order it is ready).
     fn serve_together(&mut self, now: u64, reqs: &[IoRequest]) -> Vec<u64> {
-        let mut done: Vec<(u64, Option<u64>)> = Vec::new();
-        for r in reqs {
-            done.push((r.seq, self.submit(now, r, None, r.seq as u32).unwrap()));
-        }
+        let done: Vec<Option<u64>> = reqs
+            .iter()
+            .map(|r| self.submit(now, r, None, r.seq as u32).unwrap())
+            .collect();
+        let settled = self.settle_all();
+        reqs.iter()
+            .zip(done)
+            .map(|(r, t)| t.unwrap_or_else(|| settled_at(&settled, r.seq)))
+            .collect()
+    }
+
+    /// Every completion left open, settled as the queue settles them.
+    fn settle_all(&mut self) -> Vec<Settled> {
         let mut settled = Vec::new();
-        Reserving::settle(self, u64::MAX, &mut settled);
         while !self.link.is_idle() {
             Reserving::settle(self, u64::MAX, &mut settled);
         }
-        let mut out: Vec<u64> = settled.iter().map(|s| s.at).collect();
-        out.extend(done.iter().map(|&(seq, t)| {
-            t.unwrap_or_else(|| settled.iter().find(|s| s.seq == seq).unwrap().at)
-        }));
-        if reqs.is_empty() {
-            out
-        } else {
-            out.split_off(settled.len())
-        }
+        settled
     }
+}
+
+/// When the request tagged with `seq` was settled.
+fn settled_at(settled: &[Settled], seq: u64) -> u64 {
+    settled.iter().find(|s| s.tag as u64 == seq).unwrap().at
 }
 
 /// A 4 KiB read of logical page `lpn` on a drive left idle first: how long it takes.
