@@ -81,6 +81,8 @@ pub struct SsdStats {
     pub erases: u64,
     /// Block merges (block-mapped FTL).
     pub merges: u64,
+    /// Pages sensed for the host's reads (read ahead included; map pages and retries not).
+    pub page_reads: u64,
     /// Page reads read again after a failed decode.
     pub read_retries: u64,
     /// Host data folded from the SLC cache into native cells before a write.
@@ -164,10 +166,12 @@ pub struct SsdSim {
     read_end: u64,
     /// Reads in a row that continued the stream.
     read_run: u32,
-    /// Read-ahead: the first logical page read ahead, and when each page from it is across
-    /// its channel.
+    /// Read-ahead: the first logical page of the window, and for each page from it when
+    /// it is across its channel where it was read whole (read ahead), `None` where not;
+    /// `ahead_next` is the next window, built from it.
     ahead_first: u64,
-    ahead: Vec<u64>,
+    ahead: Vec<Option<u64>>,
+    ahead_next: Vec<Option<u64>>,
     /// The SLC cache, where the drive has one, and the host data the FTL maps (which the
     /// cache's accounting follows).
     slc: Option<Slc>,
@@ -273,6 +277,7 @@ impl SsdSim {
             read_run: 0,
             ahead_first: 0,
             ahead: Vec::new(),
+            ahead_next: Vec::new(),
             slc: s.slc_cache.as_ref().map(|c| Slc::new(c, drive.capacity)),
             native_free: 0,
             valid: 0,

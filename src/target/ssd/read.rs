@@ -36,9 +36,7 @@ impl SsdSim {
         };
         self.read_end = req.offset + len;
         for lpn in span.first..=span.last {
-            let ahead = lpn
-                .checked_sub(self.ahead_first)
-                .and_then(|i| self.ahead.get(i as usize).copied());
+            let ahead = self.read_ahead_of(lpn);
             let ready = match ahead {
                 // Sent once the command is in, however early it was read.
                 Some(t) => t.max(at),
@@ -75,7 +73,7 @@ impl SsdSim {
         // A stream of three reads in a row is read ahead (what was read ahead before
         // stays until then, for a stream that other reads interrupted).
         if self.read_run >= READ_AHEAD_AFTER {
-            self.read_ahead(span.last + 1, span.count, at);
+            self.read_ahead(span.first, span.count, at);
         }
         match pieces {
             Some(pieces) => {
@@ -86,17 +84,34 @@ impl SsdSim {
         }
     }
 
-    /// Reads ahead of a sequential stream: the `pages` logical pages from `first` (those
-    /// that hold data) are read from `at`, behind the request's own pages, so that the next
-    /// request of the stream finds them read and waits only for the link.
-    fn read_ahead(&mut self, first: u64, pages: u64, at: u64) {
+    /// When logical page `lpn` is across its channel where the window read it whole.
+    fn read_ahead_of(&self, lpn: u64) -> Option<u64> {
+        let i = lpn.checked_sub(self.ahead_first)?;
+        self.ahead.get(usize::try_from(i).ok()?).copied().flatten()
+    }
+
+    /// Reads ahead of a sequential stream whose request read the `pages` logical pages
+    /// from `from`: as many pages again after them (those that hold data) are read from
+    /// `at`, behind the request's own, so that the next request of the stream finds them
+    /// read and waits only for the link. The window keeps what it read of the request's
+    /// pages and after, and reads no page it holds again: where requests are smaller than
+    /// a page, each page is sensed once for the requests that read its parts.
+    fn read_ahead(&mut self, from: u64, pages: u64, at: u64) {
+        let first = from + pages;
         let end = (first + pages).min(self.info.capacity.div_ceil(self.p.page));
-        self.ahead.clear();
-        self.ahead_first = first;
-        for lpn in first..end {
-            let ready = self.read_lpn(lpn, at, 0, self.p.page);
-            self.ahead.push(ready);
+        let mut next = std::mem::take(&mut self.ahead_next);
+        next.clear();
+        for lpn in from..end {
+            let held = self.read_ahead_of(lpn);
+            next.push(match held {
+                Some(t) => Some(t),
+                None if lpn >= first => Some(self.read_lpn(lpn, at, 0, self.p.page)),
+                // The request's own pages: only its part of them was read.
+                None => None,
+            });
         }
+        self.ahead_next = std::mem::replace(&mut self.ahead, next);
+        self.ahead_first = from;
     }
 
     /// When a DRAM-less controller knows where logical page `lpn` is, looking from `at`: at
@@ -139,6 +154,7 @@ impl SsdSim {
                 let mut ready = at;
                 for loc in pieces {
                     let stored = self.stored_at(loc);
+                    self.stats.page_reads += 1;
                     ready = ready.max(self.read_page(stored, at, stored.bytes));
                 }
                 return ready;
@@ -147,6 +163,7 @@ impl SsdSim {
         match self.locate(lpn) {
             Some(s) => {
                 let part = (s.bytes * (to - from)).div_ceil(self.p.page).max(1);
+                self.stats.page_reads += 1;
                 self.read_page(s, at, part)
             }
             None => at,

@@ -22,6 +22,7 @@ fn used(policy: &str, span: u64, n: u64) -> SsdStats {
         gc_pages: after.gc_pages - before.gc_pages,
         erases: after.erases - before.erases,
         merges: 0,
+        page_reads: 0,
         read_retries: 0,
         folded_bytes: 0,
     }

@@ -588,3 +588,51 @@ fn a_retry_does_not_part_the_planes_that_sense_together() {
     die.book(read + 60_000);
     assert_eq!(die.sense_together(1_000, None, 1, 40_000), 160_000);
 }
+
+#[test]
+fn a_page_is_sensed_once_for_a_stream_of_reads_smaller_than_it() {
+    // 16 KiB pages read by a stream of 4 KiB requests, one at a time: once the stream is
+    // read ahead, each page is sensed once for its four requests (read ahead whole),
+    // not once for each of them, nor again for every request that reads ahead of it.
+    // Fast channels (400 MB/s): a whole page crosses in less than its sense.
+    let yaml = small_yaml("greedy", false)
+        .replace("page: 4KiB", "page: 16KiB")
+        .replace("channel_rate: 40MB/s", "channel_rate: 400MB/s");
+    let mut sim = from_yaml(&yaml);
+    let pages = 64u64;
+    for i in 0..pages {
+        let req = IoRequest {
+            seq: i,
+            op: Op::Write,
+            offset: i * 16384,
+            len: 16384,
+        };
+        let t = sim.clock;
+        sim.clock = sim.serve(t, &req, None).unwrap();
+    }
+    sim.settle().unwrap();
+    let before = sim.stats().page_reads;
+    let mut latencies = Vec::new();
+    for i in 0..pages * 4 {
+        let req = IoRequest {
+            seq: 1000 + i,
+            op: Op::Read,
+            offset: i * 4096,
+            len: 4096,
+        };
+        let t = sim.clock;
+        let done = sim.serve(t, &req, None).unwrap();
+        latencies.push(done - t);
+        sim.clock = done;
+    }
+    let sensed = sim.stats().page_reads - before;
+    // The first page's four requests and the read-ahead of the second: then one a page.
+    assert!(
+        sensed <= pages + 4,
+        "{sensed} pages sensed for {pages} pages read"
+    );
+    // And a request that finds its page read ahead waits for no sense: the stream's
+    // later requests are faster than its first.
+    let late = latencies[pages as usize * 2..].iter().max().unwrap();
+    assert!(*late < latencies[0], "{late} ns, first {} ns", latencies[0]);
+}
