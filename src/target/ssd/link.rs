@@ -149,8 +149,12 @@ impl Link {
 mod tests {
     use super::*;
 
-    fn one(ready: u64, len: u64) -> Vec<Piece> {
-        vec![Piece { ready, len }]
+    /// A transfer's pieces, each (ready, len).
+    fn of(pieces: &[(u64, u64)]) -> Vec<Piece> {
+        pieces
+            .iter()
+            .map(|&(ready, len)| Piece { ready, len })
+            .collect()
     }
 
     /// The settled completions as (tag, time): the tests tag each request with its seq.
@@ -163,9 +167,9 @@ mod tests {
         let mut l = Link::default();
         let mut out = Vec::new();
         // Asked first, ready last.
-        l.wait(1, 1, one(100, 10));
-        l.wait(2, 2, one(20, 10));
-        l.wait(3, 3, one(25, 10));
+        l.wait(1, 1, of(&[(100, 10)]));
+        l.wait(2, 2, of(&[(20, 10)]));
+        l.wait(3, 3, of(&[(25, 10)]));
         l.send_ready_by(u64::MAX, &mut out);
         let got = settled(&out);
         // 2 from 20 to 30, 3 from 30 to 40 (ready at 25, the link busy), 1 from 100.
@@ -182,8 +186,8 @@ mod tests {
         // long) after 110; sent as ready, 2 goes at 95 and 1 waits for it.
         let mut l = Link::default();
         let mut out = Vec::new();
-        l.wait(1, 1, one(100, 10));
-        l.wait(2, 2, one(95, 10));
+        l.wait(1, 1, of(&[(100, 10)]));
+        l.wait(2, 2, of(&[(95, 10)]));
         l.send_all(&mut out);
         assert_eq!(settled(&out), [(2, 105), (1, 115)]);
     }
@@ -192,8 +196,8 @@ mod tests {
     fn a_command_goes_after_the_data_ready_before_it_and_before_the_data_ready_after() {
         let mut l = Link::default();
         let mut out = Vec::new();
-        l.wait(1, 1, one(10, 20));
-        l.wait(2, 2, one(40, 20));
+        l.wait(1, 1, of(&[(10, 20)]));
+        l.wait(2, 2, of(&[(40, 20)]));
         // Issued at 15: behind 1 (10 to 30), ahead of 2.
         assert_eq!(l.send_now(15, 5, &mut out), 35);
         assert_eq!(settled(&out), [(1, 30)]);
@@ -206,12 +210,8 @@ mod tests {
     fn a_transfers_pieces_go_in_order_and_others_go_between_them() {
         let mut l = Link::default();
         let mut out = Vec::new();
-        l.wait(
-            1,
-            1,
-            vec![Piece { ready: 0, len: 10 }, Piece { ready: 50, len: 10 }],
-        );
-        l.wait(2, 2, one(20, 10));
+        l.wait(1, 1, of(&[(0, 10), (50, 10)]));
+        l.wait(2, 2, of(&[(20, 10)]));
         l.send_all(&mut out);
         // 1's first piece 0-10, 2 from 20 to 30, 1's second from 50 to 60.
         assert_eq!(settled(&out), [(2, 30), (1, 60)]);
@@ -232,12 +232,8 @@ mod tests {
         let mut out = Vec::new();
         // 1's second piece is ready (at 8) when its first ends (10): it goes on, though 2
         // was ready sooner (at 5).
-        l.wait(
-            1,
-            1,
-            vec![Piece { ready: 0, len: 10 }, Piece { ready: 8, len: 10 }],
-        );
-        l.wait(2, 2, one(5, 10));
+        l.wait(1, 1, of(&[(0, 10), (8, 10)]));
+        l.wait(2, 2, of(&[(5, 10)]));
         l.send_all(&mut out);
         assert_eq!(settled(&out), [(1, 20), (2, 30)]);
     }

@@ -81,7 +81,8 @@ pub struct SsdStats {
     pub erases: u64,
     /// Block merges (block-mapped FTL).
     pub merges: u64,
-    /// Pages sensed for the host's reads (read ahead included; map pages and retries not).
+    /// Data pages sensed through `read_lpn` (a host read's, read ahead, a partial write's
+    /// merge; map pages and retries not).
     pub page_reads: u64,
     /// Page reads read again after a failed decode.
     pub read_retries: u64,

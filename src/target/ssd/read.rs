@@ -102,13 +102,11 @@ impl SsdSim {
         let mut next = std::mem::take(&mut self.ahead_next);
         next.clear();
         for lpn in from..end {
-            let held = self.read_ahead_of(lpn);
-            next.push(match held {
-                Some(t) => Some(t),
-                None if lpn >= first => Some(self.read_lpn(lpn, at, 0, self.p.page)),
-                // The request's own pages: only its part of them was read.
-                None => None,
-            });
+            // The request's own pages not held stay so: only its part of them was read.
+            let held = self
+                .read_ahead_of(lpn)
+                .or_else(|| (lpn >= first).then(|| self.read_lpn(lpn, at, 0, self.p.page)));
+            next.push(held);
         }
         self.ahead_next = std::mem::replace(&mut self.ahead, next);
         self.ahead_first = from;
