@@ -165,9 +165,13 @@ impl SsdSim {
                 Ok(done)
             }
             FtlKind::Page => {
-                let admitted = self.buffer.admit(stored, at);
+                // The data comes into the buffer a page at a time as room frees, so a
+                // write larger than the room left streams in behind the programs of its
+                // own first pages; it is done when its last page is in.
+                let mut admitted = at;
                 let mut collected = 0;
                 for lpn in first..=last {
+                    admitted = self.buffer.admit(per_page, at);
                     // The deferred work waits for the program of the write's last page.
                     let work = if lpn == last { deferred } else { 0 };
                     let units = covered_units(&p, lpn, offset, stored_len);
