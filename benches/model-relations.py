@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Relations a reviewer reads off the charts, checked on every simulated SSD of the lab.
+
+Runs block-size and queue-depth sweeps of sequential and random reads and writes on each
+SSD of drives/ (a copy of the lab in a temporary folder; nothing of the lab is written)
+and lists every relation out of order, beyond a tolerance:
+
+- at one queue depth, larger transfers move no less data a second;
+- at one transfer size, a deeper queue moves no less data a second;
+- at one size and depth, a stream of reads reads no slower than scattered reads.
+
+No drive does otherwise, so a relation out of order is a fault of the model or a mechanism
+to explain (docs/simulated-drives.md: the read-ahead and the write buffer were found so).
+Each job is short (`--seconds`), so a drive whose buffer takes in a large share of a run
+can part a relation by a few per cent: read those against a longer run before calling
+them faults.
+
+    benches/model-relations.py ROUNDUP_BIN [--lab DIR] [--drive ID ...] [--seconds S]
+        [--tolerance T] [--keep DIR] [--all]
+
+Exit status 1 when a relation is out of order, 0 when none is.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SIZES = ["4KiB", "16KiB", "64KiB", "256KiB", "1MiB"]
+DEPTHS = [1, 4, 32]
+
+
+def suite(seconds):
+    """The sweeps: sequential writes on a purged drive, the reads over 8 GiB written first,
+    random writes over the same 8 GiB."""
+    common = (
+        f"span: 8GiB, queue_depth: 1, duration: {seconds}s, data: incompressible, "
+        "samples: histogram, metric: mb_per_s, "
+        f"variants: {{block_size: [{', '.join(SIZES)}], queue_depth: {DEPTHS}}}"
+    )
+    tests = [
+        ("seq-write", "write", "sequential", "precondition: {purge: true}, "),
+        ("seq-read", "read", "sequential", "precondition: {fill: 1}, "),
+        ("rnd-read", "read", "random", ""),
+        ("rnd-write", "write", "random", ""),
+    ]
+    lines = ["name: relations", "title: relations", "seed: 1", "tests:"]
+    for id_, op, pattern, pre in tests:
+        lines.append(
+            f"  - {{id: {id_}, title: {id_}, operation: {op}, pattern: {pattern}, "
+            f"block_size: 4KiB, {pre}{common}}}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def kib(text):
+    """The size of a variant name's `bs-…` part, in KiB."""
+    m = re.search(r"bs-(\d+)([km])", text)
+    return int(m.group(1)) * (1024 if m.group(2) == "m" else 1)
+
+
+def depth(text):
+    return int(re.search(r"qd-(\d+)", text).group(1))
+
+
+def main():
+    a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    a.add_argument("roundup")
+    a.add_argument("--lab", default=os.path.join(os.path.dirname(__file__), ".."))
+    a.add_argument("--drive", action="append", help="only these SSDs (repeatable)")
+    a.add_argument("--seconds", type=float, default=2.0, help="each job's length")
+    a.add_argument("--tolerance", type=float, default=0.03, help="share allowed below")
+    a.add_argument("--keep", help="run in this folder and keep it (else a temporary one)")
+    a.add_argument(
+        "--all",
+        action="store_true",
+        help="the used drives and the block-mapped ones too (their state moves from job to "
+        "job, so their sweeps part by the order the jobs ran in)",
+    )
+    args = a.parse_args()
+
+    work = args.keep or tempfile.mkdtemp(prefix="relations-")
+    os.makedirs(os.path.join(work, "drives"), exist_ok=True)
+    os.makedirs(os.path.join(work, "suites"), exist_ok=True)
+    drives_dir = os.path.join(args.lab, "drives")
+    ssds = []
+    for name in sorted(os.listdir(drives_dir)):
+        if not name.endswith(".yaml"):
+            continue
+        with open(os.path.join(drives_dir, name)) as f:
+            text = f.read()
+        id_ = name[: -len(".yaml")]
+        stateful = "\n  ftl: block" in text or re.search(r"\n  (history|full):", text)
+        if "\nssd:\n" not in text or (stateful and not args.all and not args.drive):
+            continue
+        if not args.drive or id_ in args.drive:
+            ssds.append(id_)
+            with open(os.path.join(work, "drives", name), "w") as f:
+                f.write(text)
+    if not ssds:
+        sys.exit("no simulated SSD matches")
+    with open(os.path.join(work, "suites", "relations.yaml"), "w") as f:
+        f.write(suite(args.seconds))
+
+    run = subprocess.run([args.roundup, "--lab", work, "run", "-q"], capture_output=True)
+    if run.returncode != 0:
+        sys.exit(run.stderr.decode())
+    out = subprocess.run(
+        [args.roundup, "--lab", work, "summary", "--json"], capture_output=True, check=True
+    )
+    mbps = {}
+    for r in json.loads(out.stdout):
+        mbps[(r["drive"], r["test"], kib(r["variant"]), depth(r["variant"]))] = r["mb_per_s"]
+    if not args.keep:
+        shutil.rmtree(work)
+
+    sizes = sorted({k[2] for k in mbps})
+    depths = sorted({k[3] for k in mbps})
+    found = []
+
+    def below(what, low, high):
+        if mbps[high] < (1 - args.tolerance) * mbps[low]:
+            found.append(f"{what}: {mbps[low]:.0f} -> {mbps[high]:.0f} MB/s")
+
+    for d in ssds:
+        for t in ["seq-write", "seq-read", "rnd-read", "rnd-write"]:
+            for q in depths:
+                for s1, s2 in zip(sizes, sizes[1:]):
+                    below(f"{d} {t} QD{q}: {s1} KiB -> {s2} KiB", (d, t, s1, q), (d, t, s2, q))
+            for s in sizes:
+                for q1, q2 in zip(depths, depths[1:]):
+                    below(f"{d} {t} {s} KiB: QD{q1} -> QD{q2}", (d, t, s, q1), (d, t, s, q2))
+        for s in sizes:
+            for q in depths:
+                below(f"{d} {s} KiB QD{q}: random -> sequential read", (d, "rnd-read", s, q), (d, "seq-read", s, q))
+
+    for line in found:
+        print(line)
+    print(f"{len(ssds)} SSDs, {len(mbps)} jobs: {len(found)} relations out of order "
+          f"(tolerance {args.tolerance:.0%}, {args.seconds:g} s a job)")
+    sys.exit(1 if found else 0)
+
+
+if __name__ == "__main__":
+    main()
