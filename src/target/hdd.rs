@@ -171,14 +171,16 @@ impl HddSim {
     fn operate(&mut self, at: u64, offset: u64, len: u64) -> u64 {
         let p = self.p;
         let start = at.max(self.head_free);
-        // Read-ahead stops where it got to; a read of what it was reading carries on
-        // from there, with no seek and no rotational wait.
+        // Read-ahead stops where it got to; a read of what it was reading, or of what lay
+        // ahead of it in its window, carries on from there, with no seek and no
+        // rotational wait.
         if self.ra_active {
             let reached = self.ra_end(start);
+            let window = self.ra_limit;
             self.ra_limit = reached;
             self.head_pos = reached;
             self.ra_active = false;
-            if (self.ra_start..=reached).contains(&offset) && offset + len > reached {
+            if (self.ra_start..=window).contains(&offset) && offset + len > reached {
                 let rest = (offset + len - reached) as f64 / p.rate(reached);
                 self.head_free = (start as f64 + rest).ceil() as u64;
                 self.head_pos = offset + len;
@@ -207,12 +209,18 @@ impl HddSim {
         }
         if let Some(i) = self.next_read(now) {
             let r = self.reads.swap_remove(i);
-            let end = self.operate(now, r.offset, r.len);
-            // Read ahead from here while nothing else needs the head.
-            self.ra_start = r.offset + r.len;
-            self.ra_since = end;
-            self.ra_limit = (self.ra_start + self.p.read_ahead).min(self.p.capacity);
-            self.ra_active = true;
+            let end = if r.offset >= self.ra_start && r.offset + r.len <= self.ra_end(now) {
+                // Read ahead while it waited: sent from the cache, the head reading on.
+                now
+            } else {
+                let end = self.operate(now, r.offset, r.len);
+                // Read ahead from here while nothing else needs the head.
+                self.ra_start = r.offset + r.len;
+                self.ra_since = end;
+                self.ra_limit = (self.ra_start + self.p.read_ahead).min(self.p.capacity);
+                self.ra_active = true;
+                end
+            };
             let sent = end.max(self.link_in) + (r.len as f64 * self.p.link_ns_per_byte) as u64;
             self.link_in = sent;
             self.done.push(sent, r.seq, r.slot);
