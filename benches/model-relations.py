@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Relations a reviewer reads off the charts, checked on every simulated SSD of the lab.
+"""Relations a reviewer reads off the charts, checked on every simulated drive of the lab.
 
 Runs block-size and queue-depth sweeps of sequential and random reads and writes on each
-SSD of drives/ (a copy of the lab in a temporary folder; nothing of the lab is written)
+SSD of drives/, and each hard disk with `--disks` (a copy of the lab in a temporary folder;
+nothing of the lab is written)
 and lists every relation out of order, beyond a tolerance:
 
 - at one queue depth, larger transfers move no less data a second;
@@ -70,7 +71,7 @@ def main():
     a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     a.add_argument("roundup")
     a.add_argument("--lab", default=os.path.join(os.path.dirname(__file__), ".."))
-    a.add_argument("--drive", action="append", help="only these SSDs (repeatable)")
+    a.add_argument("--drive", action="append", help="only these drives (repeatable)")
     a.add_argument("--seconds", type=float, default=2.0, help="each job's length")
     a.add_argument("--tolerance", type=float, default=0.03, help="share allowed below")
     a.add_argument("--keep", help="run in this folder and keep it (else a temporary one)")
@@ -92,7 +93,7 @@ def main():
     os.makedirs(os.path.join(work, "drives"), exist_ok=True)
     os.makedirs(os.path.join(work, "suites"), exist_ok=True)
     drives_dir = os.path.join(args.lab, "drives")
-    ssds = []
+    drives = []
     for name in sorted(os.listdir(drives_dir)):
         if not name.endswith(".yaml"):
             continue
@@ -104,10 +105,10 @@ def main():
         if not simulated or (stateful and not args.all and not args.drive):
             continue
         if not args.drive or id_ in args.drive:
-            ssds.append(id_)
+            drives.append(id_)
             with open(os.path.join(work, "drives", name), "w") as f:
                 f.write(text)
-    if not ssds:
+    if not drives:
         sys.exit("no simulated drive matches")
     with open(os.path.join(work, "suites", "relations.yaml"), "w") as f:
         f.write(suite(args.seconds))
@@ -132,7 +133,7 @@ def main():
         if mbps[high] < (1 - args.tolerance) * mbps[low]:
             found.append(f"{what}: {mbps[low]:.0f} -> {mbps[high]:.0f} MB/s")
 
-    for d in ssds:
+    for d in drives:
         for t in ["seq-write", "seq-read", "rnd-read", "rnd-write"]:
             for q in depths:
                 for s1, s2 in zip(sizes, sizes[1:]):
@@ -146,7 +147,7 @@ def main():
 
     for line in found:
         print(line)
-    print(f"{len(ssds)} drives, {len(mbps)} jobs: {len(found)} relations out of order "
+    print(f"{len(drives)} drives, {len(mbps)} jobs: {len(found)} relations out of order "
           f"(tolerance {args.tolerance:.0%}, {args.seconds:g} s a job)")
     sys.exit(1 if found else 0)
 
