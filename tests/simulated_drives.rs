@@ -22,6 +22,21 @@ fn lab(drives: &[&str], suite: &str) -> TestLab {
     lab
 }
 
+/// The simulated SSDs of the repository's drives/: (id, drive file's text).
+fn shipped_ssds() -> Vec<(String, String)> {
+    let dir = format!("{}/drives", env!("CARGO_MANIFEST_DIR"));
+    let mut ssds = Vec::new();
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        if text.contains("\nssd:\n") {
+            let id = path.file_stem().unwrap().to_string_lossy().to_string();
+            ssds.push((id, text));
+        }
+    }
+    ssds
+}
+
 /// Runs the lab and returns every summary row (each job).
 fn run_rows(lab: &TestLab) -> Vec<serde_json::Value> {
     let out = lab.roundup(&["run"]);
@@ -1100,16 +1115,9 @@ fn no_ssd_writes_a_stream_slower_in_larger_writes() {
     // it to empty: the Vertex 3 wrote 188 against 301 MB/s, the SandForce drives and the
     // X25-Ms 6–43% less (docs/simulated-drives.md, "The SSD model").
     let lab = TestLab::new();
-    let dir = format!("{}/drives", env!("CARGO_MANIFEST_DIR"));
-    let mut ssds = 0;
-    for entry in fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let text = fs::read_to_string(&path).unwrap();
-        if text.contains("\nssd:\n") {
-            let id = path.file_stem().unwrap().to_string_lossy().to_string();
-            lab.write(&format!("drives/{id}.yaml"), &text);
-            ssds += 1;
-        }
+    let ssds = shipped_ssds();
+    for (id, text) in &ssds {
+        lab.write(&format!("drives/{id}.yaml"), text);
     }
     lab.write(
         "suites/t.yaml",
@@ -1118,7 +1126,7 @@ fn no_ssd_writes_a_stream_slower_in_larger_writes() {
 ",
     );
     let r = run(&lab);
-    assert_eq!(r.len(), 2 * ssds);
+    assert_eq!(r.len(), 2 * ssds.len());
     for (drive, _, _) in r.keys().filter(|k| k.2 == "bs-128k") {
         let small = figure(&r, drive, "w", "bs-128k", "mb_per_s");
         let large = figure(&r, drive, "w", "bs-1m", "mb_per_s");
@@ -1139,15 +1147,8 @@ fn every_ssds_latencies_spread_as_the_docs_report() {
     // their p50 (their page types). Which rows hold the issue's p99 > 1.1 × p50 and
     // p99.9 > p99 the docs' table says; this keeps their count.
     let lab = TestLab::new();
-    let dir = format!("{}/drives", env!("CARGO_MANIFEST_DIR"));
     let mut tlc = Vec::new();
-    for entry in fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let text = fs::read_to_string(&path).unwrap();
-        if !text.contains("\nssd:\n") {
-            continue;
-        }
-        let id = path.file_stem().unwrap().to_string_lossy().to_string();
+    for (id, text) in shipped_ssds() {
         if text.contains("    bits: 3\n") {
             tlc.push(id.clone());
         }

@@ -166,6 +166,19 @@ impl HddSim {
         (self.ra_start + run).min(self.ra_limit)
     }
 
+    /// Whether `[offset, offset + len)` is in the cache by `t`, read ahead.
+    fn read_ahead_holds(&self, offset: u64, len: u64, t: u64) -> bool {
+        offset >= self.ra_start && offset + len <= self.ra_end(t)
+    }
+
+    /// Sends a read's `len` bytes to the host from `at`, after what the link is sending,
+    /// and completes request `seq` on `slot` when they are across.
+    fn send_read(&mut self, at: u64, len: u64, seq: u64, slot: u32) {
+        let sent = at.max(self.link_in) + (len as f64 * self.p.link_ns_per_byte) as u64;
+        self.link_in = sent;
+        self.done.push(sent, seq, slot);
+    }
+
     /// One head operation on `[offset, offset + len)` starting no earlier than `at`;
     /// returns when it ends (and moves the head there).
     fn operate(&mut self, at: u64, offset: u64, len: u64) -> u64 {
@@ -209,7 +222,7 @@ impl HddSim {
         }
         if let Some(i) = self.next_read(now) {
             let r = self.reads.swap_remove(i);
-            let end = if r.offset >= self.ra_start && r.offset + r.len <= self.ra_end(now) {
+            let end = if self.read_ahead_holds(r.offset, r.len, now) {
                 // Read ahead while it waited: sent from the cache, the head reading on.
                 now
             } else {
@@ -221,9 +234,7 @@ impl HddSim {
                 self.ra_active = true;
                 end
             };
-            let sent = end.max(self.link_in) + (r.len as f64 * self.p.link_ns_per_byte) as u64;
-            self.link_in = sent;
-            self.done.push(sent, r.seq, r.slot);
+            self.send_read(end, r.len, r.seq, r.slot);
             return true;
         }
         // Dirty data is destaged at once when writes wait for room or the cache is over
@@ -345,12 +356,8 @@ impl HddSim {
                 }
             }
             Op::Read => {
-                let cached =
-                    req.offset >= self.ra_start && req.offset + len <= self.ra_end(arrived);
-                if cached {
-                    let sent = arrived.max(self.link_in) + (len as f64 * p.link_ns_per_byte) as u64;
-                    self.link_in = sent;
-                    self.done.push(sent, req.seq, slot);
+                if self.read_ahead_holds(req.offset, len, arrived) {
+                    self.send_read(arrived, len, req.seq, slot);
                 } else {
                     self.reads.push(Waiting {
                         arrived,
