@@ -8,7 +8,10 @@ and lists every relation out of order, beyond a tolerance:
 
 - at one queue depth, larger transfers move no less data a second;
 - at one transfer size, a deeper queue moves no less data a second;
-- at one size and depth, a stream of reads reads no slower than scattered reads.
+- at one size and depth, a stream of reads reads no slower than scattered reads;
+- with `--families`, on the capacity families of drives/ (files that differ only in dies
+  and capacities): at one test, size and depth, a larger capacity moves no less data a
+  second than a smaller one (every family's spec sheet orders its capacities so).
 
 No drive does otherwise, so a relation out of order is a fault of the model or a mechanism
 to explain (docs/simulated-drives.md: the read-ahead and the write buffer were found so).
@@ -17,7 +20,7 @@ can part a relation by a few per cent: read those against a longer run before ca
 them faults.
 
     benches/model-relations.py ROUNDUP_BIN [--lab DIR] [--drive ID ...] [--seconds S]
-        [--tolerance T] [--keep DIR] [--disks] [--all]
+        [--tolerance T] [--keep DIR] [--disks] [--all] [--families]
 
 Exit status 1 when a relation is out of order, 0 when none is.
 """
@@ -32,6 +35,15 @@ import tempfile
 
 SIZES = ["4KiB", "16KiB", "64KiB", "256KiB", "1MiB"]
 DEPTHS = [1, 4, 32]
+# Capacity families: drive files that differ from each other only in dies and capacities
+# (docs/simulated-drives.md, "Capacity siblings" and "The NVMe era"), smallest first.
+FAMILIES = [
+    ["intel-x25m-g2-80", "intel-x25m-g2-160"],
+    ["crucial-c300-128", "crucial-c300-256"],
+    ["crucial-m4-64", "crucial-m4-128", "crucial-m4-256"],
+    ["samsung-970-evo-250gb", "samsung-970-evo-500gb", "samsung-970-evo-1tb"],
+    ["samsung-970-evo-plus-250gb", "samsung-970-evo-plus-500gb", "samsung-970-evo-plus-1tb"],
+]
 
 
 def suite(seconds):
@@ -87,7 +99,14 @@ def main():
         help="the used drives and the block-mapped ones too (their state moves from job to "
         "job, so their sweeps part by the order the jobs ran in)",
     )
+    a.add_argument(
+        "--families",
+        action="store_true",
+        help="only the capacity families, and check that a larger capacity is no slower",
+    )
     args = a.parse_args()
+    if args.families:
+        args.drive = [d for f in FAMILIES for d in f]
 
     work = args.keep or tempfile.mkdtemp(prefix="relations-")
     os.makedirs(os.path.join(work, "drives"), exist_ok=True)
@@ -144,6 +163,19 @@ def main():
         for s in sizes:
             for q in depths:
                 below(f"{d} {s} KiB QD{q}: random -> sequential read", (d, "rnd-read", s, q), (d, "seq-read", s, q))
+
+    if args.families:
+        tests = ["seq-write", "seq-read", "rnd-read", "rnd-write"]
+        for family in FAMILIES:
+            for small, large in zip(family, family[1:]):
+                for t in tests:
+                    for s in sizes:
+                        for q in depths:
+                            below(
+                                f"{t} {s} KiB QD{q}: {small} -> {large}",
+                                (small, t, s, q),
+                                (large, t, s, q),
+                            )
 
     for line in found:
         print(line)
