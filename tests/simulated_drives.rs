@@ -136,7 +136,7 @@ fn bit_tech_random_write_figures_and_order() {
     let r = first_repeats(rows);
     let get = |d: &str, k: &str| figure(&r, d, "rw", "base", k);
     // New, the X25-M writes as fast with nothing to collect, and never waits long: its
-    // longest wait is for a combined stripe's work (40 pages at 22 µs) behind two writes,
+    // longest wait is for a combined stripe's work (40 pages at 32 µs) behind two writes,
     // not the used drive's collection.
     near(
         get("intel-x25m-g2-160", "mb_per_s"),
@@ -1138,6 +1138,46 @@ fn no_ssd_writes_a_stream_slower_in_larger_writes() {
 }
 
 #[test]
+fn a_larger_capacity_writes_no_slower_at_qd1() {
+    // The m4 64 / 128 / 256 GB and the C300 128 / 256 GB as shipped, purged, write 1 GiB
+    // sequentially at QD1 in 128 KiB and 1 MiB writes (5 s each, past what their 64 MiB
+    // buffers take in): a larger capacity of a family writes no slower (3% allowed), as
+    // every sheet of theirs orders them. While the controller began a write only when all
+    // its data was in, the work it leaves for a program's end fell into that wait on the
+    // smaller drives and into the next command on the larger: the m4 256 GB wrote 1 MiB at
+    // 176 MB/s against the 128 GB's 198 (docs/simulated-drives.md, "The SSD model").
+    let lab = TestLab::new();
+    let families: [&[&str]; 2] = [
+        &["crucial-m4-64", "crucial-m4-128", "crucial-m4-256"],
+        &["crucial-c300-128", "crucial-c300-256"],
+    ];
+    for id in families.iter().flat_map(|f| f.iter()) {
+        lab.write(&format!("drives/{id}.yaml"), &drive_file(id));
+    }
+    lab.write(
+        "suites/t.yaml",
+        "name: t\ntitle: t\nseed: 1\ntests:
+  - {id: w, title: w, operation: write, pattern: sequential, block_size: 128KiB, span: 1GiB, queue_depth: 1, duration: 5s, precondition: {purge: true}, data: incompressible, samples: histogram, metric: mb_per_s, variants: {block_size: [128KiB, 1MiB]}}
+",
+    );
+    let r = run(&lab);
+    for family in families {
+        for pair in family.windows(2) {
+            for bs in ["bs-128k", "bs-1m"] {
+                let small = figure(&r, pair[0], "w", bs, "mb_per_s");
+                let large = figure(&r, pair[1], "w", bs, "mb_per_s");
+                assert!(
+                    large >= 0.97 * small,
+                    "{bs}: {} {large:.0} MB/s, {} {small:.0}",
+                    pair[1],
+                    pair[0]
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn every_ssds_latencies_spread_as_the_docs_report() {
     // Every SSD of drives/ on the shipped `latency` suite (4 KiB random reads at QD1 over
     // 8 GiB written first, then random writes at QD3 over it; docs/simulated-drives.md,
@@ -1188,8 +1228,8 @@ fn every_ssds_latencies_spread_as_the_docs_report() {
     }
     assert_eq!(tlc.len(), 9, "{tlc:?}");
     assert_eq!(
-        both, 41,
-        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 41 of 64)"
+        both, 38,
+        "rows with p99 > 1.1 × p50 and p99.9 > p99 (docs: 38 of 64)"
     );
 }
 

@@ -402,9 +402,14 @@ impl SsdSim {
             count: last - first + 1,
         };
         let frames = p.command_frames((req.op == Op::Write).then_some(len));
+        // A write's frames beyond a read's two (its command and the drive's answer) come
+        // with and after its data.
+        let data_frames = frames - p.command_frames(None).min(frames);
         let arrived = self.send_to_drive(now, p.command + frames + link);
-        self.handle_completions_before(arrived);
-        let at = arrived.max(self.ctrl);
+        // The controller takes the command when it is in; a write's data follows it.
+        let command_in = arrived - link - data_frames;
+        self.handle_completions_before(command_in);
+        let at = command_in.max(self.ctrl);
         self.ctrl = at;
         match req.op {
             Op::Read => {
@@ -413,7 +418,7 @@ impl SsdSim {
                 Ok(self.serve_read(req, span, at))
             }
             Op::Write => Ok(Some(
-                self.serve_write(req, data, span, at)? + self.p.write_latency,
+                self.serve_write(req, data, span, at, arrived)? + self.p.write_latency,
             )),
         }
     }

@@ -62,14 +62,16 @@ fn whole_units(offset: u64, len: u64) -> Widened {
 }
 
 impl SsdSim {
-    /// A write from `at`, when the controller has the command and its data: returns when
-    /// the drive reports it done (in its buffer, or after the work it had to wait for).
+    /// A write from `at`, when the controller has the command, its data in by `data_in`:
+    /// returns when the drive reports it done (in its buffer, or after the work it had to
+    /// wait for).
     pub(super) fn serve_write(
         &mut self,
         req: &IoRequest,
         data: Option<WriteData>,
         span: Pages,
         mut at: u64,
+        data_in: u64,
     ) -> Result<u64> {
         let p = self.params();
         let len = req.len as u64;
@@ -88,11 +90,16 @@ impl SsdSim {
         // A controller that combines them does it a stripe at a time, when the stripe's
         // last page arrives: that write and those behind it wait for the whole stripe's.
         // The share of it spent when the write's last page is programmed waits for that.
+        // The controller works as the data comes in (`data_in`: all of it is in): the work
+        // on its last unit, or on a combining controller the stripe's, follows it.
         let units = len.div_ceil(p.overhead_unit);
         self.combined += units;
         at += p.write_overhead;
+        let mut data_done = data_in;
         if self.combined >= p.combine {
-            at += self.combined * p.page_overhead;
+            let work = self.combined * p.page_overhead;
+            at += work;
+            data_done += if p.combine > 1 { work } else { p.page_overhead };
             self.combined = 0;
         }
         let deferred = p.write_deferred + units * p.page_deferred;
@@ -135,7 +142,7 @@ impl SsdSim {
                 at = ready;
             }
         }
-        at = self.interrupted_until(at);
+        at = self.interrupted_until(at).max(data_done);
         self.ctrl = self.ctrl.max(at);
         let at = at.max(merged);
         let stored = if stored_len != len {

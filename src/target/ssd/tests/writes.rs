@@ -197,8 +197,9 @@ fn an_encoder_for_all_channels_bounds_their_programs_and_keeps_up_with_the_dies(
 
 #[test]
 fn the_controller_pays_per_write_and_per_page_of_data() {
-    // The same write on a fresh drive with and without 20 µs a page: the difference is
-    // the controller's time for the pages of data the write carries.
+    // The same write on a fresh drive with and without 20 µs a page. The controller works
+    // on the pages as their data crosses the link (280 MB/s), and on the last one after it:
+    // the difference is its time beyond the link's, and at least a page's.
     let took = |page_overhead: &str, offset: u64, len: u32| {
         let mut sim = from_yaml(&(small_yaml("greedy", false) + page_overhead));
         let req = IoRequest {
@@ -210,7 +211,13 @@ fn the_controller_pays_per_write_and_per_page_of_data() {
         sim.serve(0, &req, None).unwrap()
     };
     let extra = |offset, len| took("  page_overhead: 20us\n", offset, len) - took("", offset, len);
-    assert_eq!(extra(0, 128 << 10), 32 * 20_000, "32 pages of 128 KiB");
+    let link = |len: u64| (len as f64 * 1e9 / 280e6) as u64;
+    assert_eq!(
+        extra(0, 128 << 10),
+        32 * 20_000 - link(128 << 10),
+        "32 pages of 128 KiB"
+    );
+    assert_eq!(extra(0, 16 << 10), 4 * 20_000 - link(16 << 10), "4 pages");
     assert_eq!(extra(0, 4096), 20_000, "one page");
     // 4 KiB at a 512 B offset spans two pages but carries one page of data, remapped.
     assert_eq!(extra(512, 4096), 20_000, "an unaligned page");
@@ -219,8 +226,9 @@ fn the_controller_pays_per_write_and_per_page_of_data() {
 #[test]
 fn a_controller_pays_per_unit_of_data_where_its_unit_is_smaller_than_the_page() {
     // 8 KiB pages: by default the controller's time is a page's, so 128 KiB is 16 pages of
-    // it; with a 4 KiB unit (a controller fitted on 4 KiB pages carried to 8 KiB ones) it
-    // is 32, and a 4 KiB write still one.
+    // it (320 µs, within the 468 µs its data takes on the link: only the last page's work
+    // follows the data); with a 4 KiB unit (a controller fitted on 4 KiB pages carried to
+    // 8 KiB ones) it is 32 (640 µs, beyond the link's), and a 4 KiB write still one.
     let took = |extra: &str, len: u32| {
         let yaml = small_yaml("greedy", false)
             .replace("  page: 4KiB\n", "  page: 8KiB\n")
@@ -237,8 +245,13 @@ fn a_controller_pays_per_unit_of_data_where_its_unit_is_smaller_than_the_page() 
     let extra =
         |unit: &str, len| took(&format!("  page_overhead: 20us\n{unit}"), len) - took(unit, len);
     let unit = "  page_overhead_unit: 4KiB\n";
-    assert_eq!(extra("", 128 << 10), 16 * 20_000, "16 pages of 128 KiB");
-    assert_eq!(extra(unit, 128 << 10), 32 * 20_000, "32 units of 128 KiB");
+    let link = ((128 << 10) as f64 * 1e9 / 280e6) as u64;
+    assert_eq!(extra("", 128 << 10), 20_000, "16 pages of 128 KiB");
+    assert_eq!(
+        extra(unit, 128 << 10),
+        32 * 20_000 - link,
+        "32 units of 128 KiB"
+    );
     assert_eq!(extra("", 4096), 20_000, "half a page");
     assert_eq!(extra(unit, 4096), 20_000, "one unit");
     for bad in ["3KiB", "16KiB", "256B"] {
@@ -399,15 +412,17 @@ fn a_write_larger_than_the_buffer_streams_through_it() {
 #[test]
 fn a_writes_deferred_work_holds_the_command_the_controller_serves_when_its_program_ends() {
     // 30 µs of controller time a page, 0.33 of it (9.9 µs) when the page's program ends:
-    // a write on an idle drive takes the command (10 µs), its data over the link (14.6 µs)
-    // and 20.1 µs; one whose controller time begins as the first's program ends waits for
-    // the first's 9.9 µs first.
-    let yaml = small_yaml("greedy", false).replace(
-        "  channels: 2\n",
-        "  page_overhead: 30us\n  completion_share: 0.33\n  program_spread: 0\n  channels: 2\n",
-    );
+    // a write on an idle drive takes the command (10 µs), its data over the link (a fast
+    // one: 0.15 µs) and 20.1 µs; one whose controller time spans the first's program end
+    // takes the first's 9.9 µs besides its own.
+    let yaml = small_yaml("greedy", false)
+        .replace("  link_rate: 280MB/s\n", "  link_rate: 28000MB/s\n")
+        .replace(
+            "  channels: 2\n",
+            "  page_overhead: 30us\n  completion_share: 0.33\n  program_spread: 0\n  channels: 2\n",
+        );
     let mut sim = from_yaml(&yaml);
-    let link = (4096.0 * 1e9 / 280e6) as u64;
+    let link = (4096.0 * 1e9 / 28000e6) as u64;
     let first = write(&mut sim, 0, 0);
     assert_eq!(first, 10_000 + link + 20_100);
     // Its page is programmed on die 0 as soon as it is across the channel.
@@ -415,7 +430,7 @@ fn a_writes_deferred_work_holds_the_command_the_controller_serves_when_its_progr
     assert!(end > first + 800_000, "program ends at {end} ns");
     sim.clock = end - 20_000;
     let second = write(&mut sim, 4096, 1) - (end - 20_000);
-    assert_eq!(second, 20_000 + 9_900 + 20_100);
+    assert_eq!(second, 10_000 + 20_100 + 9_900);
     // Away from a program's end, a write takes what the first took.
     sim.clock = end + 200_000;
     let third = write(&mut sim, 8192, 2) - (end + 200_000);
