@@ -130,7 +130,8 @@ pub struct SsdSpec {
     /// absent from the plan hash when unset (no frames: `command_overhead` alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_overhead: Option<Duration>,
-    /// Controller time per write command (bookkeeping), one at a time: with
+    /// Controller time per write command (bookkeeping), one at a time, from when the
+    /// command is in (its data may still be crossing the link): with
     /// [`page_overhead`](Self::page_overhead), what bounds small random writes on the
     /// controllers of the era.
     #[serde(default)]
@@ -147,8 +148,8 @@ pub struct SsdSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_latency: Option<Duration>,
     /// Controller time per page of data a write carries (each page's map entry and ECC),
-    /// after the command's `write_overhead`: what a large write costs the controller beyond
-    /// a small one.
+    /// after the command's `write_overhead`, as the data comes in (the last page's after
+    /// its data is in): what a large write costs the controller beyond a small one.
     #[serde(default)]
     pub page_overhead: Option<Duration>,
     /// The data `page_overhead` is spent on (default: the page). A controller whose work is
