@@ -1145,7 +1145,8 @@ fn a_larger_capacity_writes_no_slower_at_qd1() {
     // every sheet of theirs orders them. While the controller began a write only when all
     // its data was in, the work it leaves for a program's end fell into that wait on the
     // smaller drives and into the next command on the larger: the m4 256 GB wrote 1 MiB at
-    // 176 MB/s against the 128 GB's 198 (docs/simulated-drives.md, "The SSD model").
+    // 176 MB/s against the 128 GB's 198 (docs/simulated-drives.md, "Sequential writes at QD1
+    // by capacity").
     let lab = TestLab::new();
     let families: [&[&str]; 2] = [
         &["crucial-m4-64", "crucial-m4-128", "crucial-m4-256"],
