@@ -1147,16 +1147,12 @@ fn a_larger_capacity_writes_no_slower_at_qd1() {
     // smaller drives and into the next command on the larger: the m4 256 GB wrote 1 MiB at
     // 176 MB/s against the 128 GB's 198 (docs/simulated-drives.md, "Sequential writes at QD1
     // by capacity").
-    let lab = TestLab::new();
     let families: [&[&str]; 2] = [
         &["crucial-m4-64", "crucial-m4-128", "crucial-m4-256"],
         &["crucial-c300-128", "crucial-c300-256"],
     ];
-    for id in families.iter().flat_map(|f| f.iter()) {
-        lab.write(&format!("drives/{id}.yaml"), &drive_file(id));
-    }
-    lab.write(
-        "suites/t.yaml",
+    let lab = lab(
+        &families.concat(),
         "name: t\ntitle: t\nseed: 1\ntests:
   - {id: w, title: w, operation: write, pattern: sequential, block_size: 128KiB, span: 1GiB, queue_depth: 1, duration: 5s, precondition: {purge: true}, data: incompressible, samples: histogram, metric: mb_per_s, variants: {block_size: [128KiB, 1MiB]}}
 ",

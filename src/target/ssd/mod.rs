@@ -401,13 +401,14 @@ impl SsdSim {
             last,
             count: last - first + 1,
         };
-        let frames = p.command_frames((req.op == Op::Write).then_some(len));
-        // A write's frames beyond a read's two (its command and the drive's answer) come
-        // with and after its data.
-        let data_frames = frames - p.command_frames(None).min(frames);
-        let arrived = self.send_to_drive(now, p.command + frames + link);
+        // The command and a read's two frames (the command and the drive's answer), then a
+        // write's data with the rest of its frames.
+        let command = p.command + p.command_frames(None);
+        let data_time =
+            p.command_frames((req.op == Op::Write).then_some(len)) - p.command_frames(None) + link;
+        let arrived = self.send_to_drive(now, command + data_time);
         // The controller takes the command when it is in; a write's data follows it.
-        let command_in = arrived - link - data_frames;
+        let command_in = arrived - data_time;
         self.handle_completions_before(command_in);
         let at = command_in.max(self.ctrl);
         self.ctrl = at;
