@@ -44,6 +44,14 @@ fn covered_units(p: &Params, lpn: u64, offset: u64, len: u64) -> Option<page_ftl
     })
 }
 
+/// When a page is placed: its data is in the buffer `at`; the next page goes to the next
+/// die in turn if that die is free by `turn_by` (when all of the write's data is in).
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    at: u64,
+    turn_by: u64,
+}
+
 /// A write's bytes widened to the whole 4 KiB map units it covers in part or whole.
 #[derive(Debug, Clone, Copy)]
 struct Widened {
@@ -95,6 +103,9 @@ impl SsdSim {
         let units = len.div_ceil(p.overhead_unit);
         self.combined += units;
         at += p.write_overhead;
+        // The controller has the command from here: a page whose data is in before the
+        // write's last goes to the buffer from then (`arrives`).
+        let took = at;
         let mut data_done = data_in;
         if self.combined >= p.combine {
             let work = self.combined * p.page_overhead;
@@ -172,17 +183,36 @@ impl SsdSim {
                 Ok(done)
             }
             FtlKind::Page => {
-                // The data comes into the buffer a page at a time as room frees, so a
-                // write larger than the room left streams in behind the programs of its
-                // own first pages; it is done when its last page is in.
+                // The data comes into the buffer a page at a time as it crosses the link
+                // and room frees, so a write larger than the room left streams in behind
+                // the programs of its own first pages; it is done when its last page is
+                // in. A write that merges what it covers in part (read first) goes in
+                // whole, and so does one on a controller that combines pages (its
+                // stripe's work first).
+                let whole = merged > 0 || (!aligned && !p.remap) || p.combine > 1;
+                let page_work = p.page_overhead * (p.page / p.overhead_unit).max(1);
+                let arrives = |lpn: u64| match lpn == last || whole {
+                    true => at,
+                    false => {
+                        // The write's bytes after this page's still on the link.
+                        let after = req.offset + len - (lpn + 1) * p.page;
+                        let link = (after as f64 * p.link_ns_per_byte) as u64;
+                        let worked = took + (lpn - first) * page_work;
+                        (data_in.saturating_sub(link).max(worked) + page_work).min(at)
+                    }
+                };
                 let mut admitted = at;
                 let mut collected = 0;
                 for lpn in first..=last {
-                    admitted = self.buffer.admit(per_page, at);
+                    admitted = self.buffer.admit(per_page, arrives(lpn));
                     // The deferred work waits for the program of the write's last page.
                     let work = if lpn == last { deferred } else { 0 };
                     let units = covered_units(&p, lpn, offset, stored_len);
-                    let placed = self.place(&p, lpn, per_page, units, admitted, work)?;
+                    let when = Placed {
+                        at: admitted,
+                        turn_by: admitted.max(at),
+                    };
+                    let placed = self.place(&p, lpn, per_page, units, when, work)?;
                     collected = collected.max(placed);
                 }
                 if p.gc_foreground && collected > 0 {
@@ -249,18 +279,19 @@ impl SsdSim {
     }
 
     /// Page FTL: stores `bytes` of logical page `lpn` (the whole page, or `units` of it),
-    /// buffered at `at`; programs the pages that fill, the controller taking `work` when the
-    /// program holding this page ends. Returns when the garbage collection this caused is
-    /// done (0 if none).
+    /// buffered at `when.at`; programs the pages that fill, the controller taking `work`
+    /// when the program holding this page ends. Returns when the garbage collection this
+    /// caused is done (0 if none).
     fn place(
         &mut self,
         p: &Params,
         lpn: u64,
         bytes: u64,
         units: Option<page_ftl::Units>,
-        at: u64,
+        when: Placed,
         work: u64,
     ) -> Result<u64> {
+        let Placed { at, turn_by } = when;
         let Ftl::Page(f) = &mut self.ftl else {
             return Ok(0);
         };
@@ -304,11 +335,11 @@ impl SsdSim {
             programmed = true;
         }
         if programmed {
-            // The next page goes to the next die in turn if it is free by the time this
-            // write's data arrived, else to the die that is free first (the next in turn
-            // among equals): a die busy collecting garbage is passed over.
+            // The next page goes to the next die in turn if it is free by the time all of
+            // this write's data arrived, else to the die that is free first (the next in
+            // turn among equals): a die busy collecting garbage is passed over.
             let turn = if die + 1 == p.dies { 0 } else { die + 1 };
-            let next = if self.die[turn].free_at() <= at {
+            let next = if self.die[turn].free_at() <= turn_by {
                 turn
             } else {
                 self.free_first(turn)
@@ -349,7 +380,7 @@ impl SsdSim {
     pub(super) fn write_out_held(&mut self, p: &Params, at: u64) -> Result<u64> {
         let mut done = at;
         for h in self.buffer.take_held() {
-            done = done.max(self.place(p, h.lpn, h.bytes, None, at, 0)?);
+            done = done.max(self.place(p, h.lpn, h.bytes, None, Placed { at, turn_by: at }, 0)?);
         }
         Ok(done.max(self.buffer.drain().unwrap_or(at)))
     }
