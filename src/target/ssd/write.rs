@@ -187,8 +187,8 @@ impl SsdSim {
                 // and room frees, so a write larger than the room left streams in behind
                 // the programs of its own first pages; it is done when its last page is
                 // in. A write that merges what it covers in part (read first) goes in
-                // whole, and so does one on a controller that combines pages (its
-                // stripe's work first).
+                // whole, and so does one on a controller that combines pages (kept as
+                // fitted: docs/simulated-drives.md, "The SSD model", Writes).
                 let whole = merged > 0 || (!aligned && !p.remap) || p.combine > 1;
                 let page_work = p.page_overhead * (p.page / p.overhead_unit).max(1);
                 let arrives = |lpn: u64| match lpn == last || whole {
