@@ -103,9 +103,10 @@ impl SsdSim {
         let units = len.div_ceil(p.overhead_unit);
         self.combined += units;
         at += p.write_overhead;
-        // The controller has the command from here: a page whose data is in before the
+        // The controller has the command from here (a firmware that spaces small writes
+        // takes it no sooner than its turn, below): a page whose data is in before the
         // write's last goes to the buffer from then (`arrives`).
-        let took = at;
+        let mut took = at;
         let mut data_done = data_in;
         if self.combined >= p.combine {
             let work = self.combined * p.page_overhead;
@@ -115,6 +116,7 @@ impl SsdSim {
         }
         let deferred = p.write_deferred + units * p.page_deferred;
         if p.small_write_gap > 0 && len < 16 * 1024 {
+            took = took.max(self.next_small_write);
             at = at.max(self.next_small_write);
             self.next_small_write = at + p.small_write_gap;
         }
