@@ -1115,8 +1115,8 @@ fn no_ssd_writes_a_stream_slower_in_larger_writes() {
     // waited for it to empty: the Vertex 3 wrote 188 against 301 MB/s at QD8, the SandForce
     // drives and the X25-Ms 6–43% less. While a write's pages went into the buffer only
     // once all its data was in, the drives whose buffer is no larger than 1 MiB wrote 1 MiB
-    // at QD1 below 128 KiB: the SandForce drives 134 against 146 MB/s, the Vertex 3 284
-    // against 300 (docs/simulated-drives.md, "The SSD model").
+    // at QD1 below 128 KiB: the SandForce drives 134 against 146 MB/s
+    // (docs/simulated-drives.md, "The SSD model").
     let lab = TestLab::new();
     let ssds = shipped_ssds();
     for (id, text) in &ssds {
