@@ -359,6 +359,16 @@ fn writes_take_the_buffers_room_in_the_order_they_come() {
     assert_eq!(b.admit(4 << 10, 3_500_000), 3_500_000);
 }
 
+/// The small drive with sixteen dies (eight channels of 200 MB/s) of two 8 KiB planes,
+/// behind a `buffer` of the size given.
+fn sixteen_dies(buffer: &str) -> String {
+    small_yaml("greedy", false)
+        .replace("channels: 2", "channels: 8")
+        .replace("channel_rate: 40MB/s", "channel_rate: 200MB/s")
+        .replace("page: 4KiB", "page: 8KiB\n  planes: 2")
+        .replace("buffer: 256KiB", &format!("buffer: {buffer}"))
+}
+
 #[test]
 fn a_write_larger_than_the_buffer_streams_through_it() {
     // A 1 MiB write on an idle small drive (four dies programming a 4 KiB page in 900 µs,
@@ -378,12 +388,7 @@ fn a_write_larger_than_the_buffer_streams_through_it() {
     // dies as busy as smaller ones. Sixteen dies of two planes behind a 1 MiB buffer, 16
     // MiB written sequentially at QD8: 1 MiB writes take no longer than 128 KiB ones (12%
     // longer when each waited for room for all of its data at once).
-    let yaml = small_yaml("greedy", false)
-        .replace("link_rate: 280MB/s", "link_rate: 2800MB/s")
-        .replace("channels: 2", "channels: 8")
-        .replace("channel_rate: 40MB/s", "channel_rate: 200MB/s")
-        .replace("page: 4KiB", "page: 8KiB\n  planes: 2")
-        .replace("buffer: 256KiB", "buffer: 1MiB");
+    let yaml = sixteen_dies("1MiB").replace("link_rate: 280MB/s", "link_rate: 2800MB/s");
     let run = |len: u32| -> u64 {
         let mut sim = from_yaml(&yaml);
         let mut flight = std::collections::VecDeque::new();
@@ -417,11 +422,7 @@ fn a_write_larger_than_the_buffer_goes_to_the_dies_as_its_data_comes_in() {
     // link's). A write's first pages are programmed while its last cross the link; when
     // its pages went to the buffer only once all its data was in, the 1 MiB writes took
     // 47.5 ms, each waiting for the programs of its own first half.
-    let yaml = small_yaml("greedy", false)
-        .replace("channels: 2", "channels: 8")
-        .replace("channel_rate: 40MB/s", "channel_rate: 200MB/s")
-        .replace("page: 4KiB", "page: 8KiB\n  planes: 2")
-        .replace("buffer: 256KiB", "buffer: 512KiB");
+    let yaml = sixteen_dies("512KiB");
     let run = |len: u32| -> u64 {
         let mut sim = from_yaml(&yaml);
         let mut now = 0;
