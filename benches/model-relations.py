@@ -9,6 +9,9 @@ and lists every relation out of order, beyond a tolerance:
 - at one queue depth, larger transfers move no less data a second;
 - at one transfer size, a deeper queue moves no less data a second;
 - at one size and depth, a stream of reads reads no slower than scattered reads;
+- at one depth, on the same span freshly written, compressible data writes no slower than
+  incompressible (at random and in a stream), 4 KiB writes aligned to 4 KiB no slower than
+  ones aligned to 512 B, and random reads over 1 GiB no slower than over 8 GiB;
 - with `--families`, on the capacity families of drives/ (files that differ only in dies
   and capacities): at one test, size and depth, a larger capacity moves no less data a
   second than a smaller one (every family's spec sheet orders its capacities so).
@@ -66,13 +69,39 @@ def suite(seconds):
             f"  - {{id: {id_}, title: {id_}, operation: {op}, pattern: {pattern}, "
             f"block_size: 4KiB, {pre}{common}}}"
         )
+    # Pairs that differ in one thing, each variant from the same state: its span purged
+    # and written once just before it.
+    pairs = (
+        f"queue_depth: 1, duration: {seconds}s, samples: histogram, metric: mb_per_s, "
+        "precondition: {purge: true, fill: 1}"
+    )
+    qd = f"queue_depth: {DEPTHS}"
+    for id_, rest in [
+        ("rnd-write-data", f"operation: write, pattern: random, block_size: 4KiB, span: 8GiB, "
+         f"variants: {{data: [compressible, incompressible], {qd}}}"),
+        ("seq-write-data", f"operation: write, pattern: sequential, block_size: 128KiB, "
+         f"span: 8GiB, variants: {{data: [compressible, incompressible], {qd}}}"),
+        ("rnd-write-align", f"operation: write, pattern: random, block_size: 4KiB, span: 8GiB, "
+         f"data: incompressible, variants: {{align: [512B, 4KiB], {qd}}}"),
+        ("rnd-read-8g", f"operation: read, pattern: random, block_size: 4KiB, span: 8GiB, "
+         f"data: incompressible, variants: {{{qd}}}"),
+        ("rnd-read-1g", f"operation: read, pattern: random, block_size: 4KiB, span: 1GiB, "
+         f"data: incompressible, variants: {{{qd}}}"),
+    ]:
+        lines.append(f"  - {{id: {id_}, title: {id_}, {rest}, {pairs}}}")
     return "\n".join(lines) + "\n"
 
 
 def kib(text):
-    """The size of a variant name's `bs-…` part, in KiB."""
+    """The size of a variant name's `bs-…` part, in KiB (None without one)."""
     m = re.search(r"bs-(\d+)([km])", text)
-    return int(m.group(1)) * (1024 if m.group(2) == "m" else 1)
+    return m and int(m.group(1)) * (1024 if m.group(2) == "m" else 1)
+
+
+def kind(text):
+    """A variant name's data or alignment part (`compressible`, `512b`; None without)."""
+    m = re.search(r"(?:data|align)-([a-z0-9]+)", text)
+    return m and m.group(1)
 
 
 def depth(text):
@@ -139,8 +168,13 @@ def main():
         [args.roundup, "--lab", work, "summary", "--json"], capture_output=True, check=True
     )
     mbps = {}
+    pair = {}
     for r in json.loads(out.stdout):
-        mbps[(r["drive"], r["test"], kib(r["variant"]), depth(r["variant"]))] = r["mb_per_s"]
+        v = r["variant"]
+        if kib(v) is not None:
+            mbps[(r["drive"], r["test"], kib(v), depth(v))] = r["mb_per_s"]
+        else:
+            pair[(r["drive"], r["test"], kind(v), depth(v))] = r["mb_per_s"]
     if not args.keep:
         shutil.rmtree(work)
 
@@ -148,9 +182,9 @@ def main():
     depths = sorted({k[3] for k in mbps})
     found = []
 
-    def below(what, low, high):
-        if mbps[high] < (1 - args.tolerance) * mbps[low]:
-            found.append(f"{what}: {mbps[low]:.0f} -> {mbps[high]:.0f} MB/s")
+    def below(what, low, high, of=mbps):
+        if of[high] < (1 - args.tolerance) * of[low]:
+            found.append(f"{what}: {of[low]:.0f} -> {of[high]:.0f} MB/s")
 
     for d in drives:
         for t in ["seq-write", "seq-read", "rnd-read", "rnd-write"]:
@@ -163,6 +197,15 @@ def main():
         for s in sizes:
             for q in depths:
                 below(f"{d} {s} KiB QD{q}: random -> sequential read", (d, "rnd-read", s, q), (d, "seq-read", s, q))
+        for q in depths:
+            for t, worse, better in [
+                ("rnd-write-data", "incompressible", "compressible"),
+                ("seq-write-data", "incompressible", "compressible"),
+                ("rnd-write-align", "512b", "4k"),
+            ]:
+                below(f"{d} {t} QD{q}: {worse} -> {better}", (d, t, worse, q), (d, t, better, q), pair)
+            below(f"{d} 4 KiB random read QD{q}: 8 GiB -> 1 GiB span", (d, "rnd-read-8g", None, q),
+                  (d, "rnd-read-1g", None, q), pair)
 
     if args.families:
         tests = ["seq-write", "seq-read", "rnd-read", "rnd-write"]
@@ -179,7 +222,7 @@ def main():
 
     for line in found:
         print(line)
-    print(f"{len(drives)} drives, {len(mbps)} jobs: {len(found)} relations out of order "
+    print(f"{len(drives)} drives, {len(mbps) + len(pair)} jobs: {len(found)} relations out of order "
           f"(tolerance {args.tolerance:.0%}, {args.seconds:g} s a job)")
     sys.exit(1 if found else 0)
 
