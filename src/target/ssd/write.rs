@@ -22,7 +22,7 @@ pub(super) struct NextProgram {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Completion {
     end: u64,
-    work: u64,
+    pub(super) work: u64,
 }
 
 /// The map units of logical page `lpn` that a write of `len` bytes at `offset` covers,
@@ -168,6 +168,13 @@ impl SsdSim {
             pages * p.page
         };
         let per_page = stored.div_ceil(pages).max(1);
+        // On a compressing controller the work left for the program's end goes with the
+        // bytes the write stores there (docs/simulated-drives.md, "Model against the
+        // reviews": taken per write, compressible data wrote slower than incompressible).
+        let deferred = match p.compression && stored < len {
+            true => (deferred as u128 * stored as u128).div_ceil(len as u128) as u64,
+            false => deferred,
+        };
         match p.ftl {
             FtlKind::Page if p.flush_buffer => {
                 let mut done = at;
