@@ -114,7 +114,6 @@ impl SsdSim {
             data_done += if p.combine > 1 { work } else { p.page_overhead };
             self.combined = 0;
         }
-        let deferred = p.write_deferred + units * p.page_deferred;
         if p.small_write_gap > 0 && len < 16 * 1024 {
             took = took.max(self.next_small_write);
             at = at.max(self.next_small_write);
@@ -168,9 +167,10 @@ impl SsdSim {
             pages * p.page
         };
         let per_page = stored.div_ceil(pages).max(1);
-        // On a compressing controller the work left for the program's end goes with the
+        // The work left for the program's end; on a compressing controller it goes with the
         // bytes the write stores there (docs/simulated-drives.md, "Model against the
         // reviews": taken per write, compressible data wrote slower than incompressible).
+        let deferred = p.write_deferred + units * p.page_deferred;
         let deferred = match p.compression && stored < len {
             true => (deferred as u128 * stored as u128).div_ceil(len as u128) as u64,
             false => deferred,
