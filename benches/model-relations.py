@@ -11,7 +11,9 @@ and lists every relation out of order, beyond a tolerance:
 - at one size and depth, a stream of reads reads no slower than scattered reads;
 - at one depth, on the same span freshly written, compressible data writes no slower than
   incompressible (at random and in a stream), 4 KiB writes aligned to 4 KiB no slower than
-  ones aligned to 512 B, and random reads over 1 GiB no slower than over 8 GiB;
+  ones aligned to 512 B, random reads and writes over 1 GiB no slower than over 8 GiB,
+  random reads of a span never written (purged) no slower than of one written, and random
+  writes on a purged span no slower than on one written;
 - with `--families`, on the capacity families of drives/ (files that differ only in dies
   and capacities): at one test, size and depth, a larger capacity moves no less data a
   second than a smaller one (every family's spec sheet orders its capacities so).
@@ -87,8 +89,19 @@ def suite(seconds):
          f"data: incompressible, variants: {{{qd}}}"),
         ("rnd-read-1g", f"operation: read, pattern: random, block_size: 4KiB, span: 1GiB, "
          f"data: incompressible, variants: {{{qd}}}"),
+        ("rnd-write-8g", f"operation: write, pattern: random, block_size: 4KiB, span: 8GiB, "
+         f"data: incompressible, variants: {{{qd}}}"),
+        ("rnd-write-1g", f"operation: write, pattern: random, block_size: 4KiB, span: 1GiB, "
+         f"data: incompressible, variants: {{{qd}}}"),
     ]:
         lines.append(f"  - {{id: {id_}, title: {id_}, {rest}, {pairs}}}")
+    # The same span purged and not written: nothing there to read, everything free to write.
+    purged = pairs.replace("purge: true, fill: 1", "purge: true")
+    for id_, op in [("rnd-read-purged", "read"), ("rnd-write-purged", "write")]:
+        lines.append(
+            f"  - {{id: {id_}, title: {id_}, operation: {op}, pattern: random, block_size: 4KiB, "
+            f"span: 8GiB, data: incompressible, variants: {{{qd}}}, {purged}}}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -204,8 +217,11 @@ def main():
                 ("rnd-write-align", "512b", "4k"),
             ]:
                 below(f"{d} {t} QD{q}: {worse} -> {better}", (d, t, worse, q), (d, t, better, q), pair)
-            below(f"{d} 4 KiB random read QD{q}: 8 GiB -> 1 GiB span", (d, "rnd-read-8g", None, q),
-                  (d, "rnd-read-1g", None, q), pair)
+            for op in ["read", "write"]:
+                below(f"{d} 4 KiB random {op} QD{q}: 8 GiB -> 1 GiB span", (d, f"rnd-{op}-8g", None, q),
+                      (d, f"rnd-{op}-1g", None, q), pair)
+                below(f"{d} 4 KiB random {op} QD{q}: written -> purged span", (d, f"rnd-{op}-8g", None, q),
+                      (d, f"rnd-{op}-purged", None, q), pair)
 
     if args.families:
         tests = ["seq-write", "seq-read", "rnd-read", "rnd-write"]
