@@ -569,26 +569,72 @@ fn target_problems_are_found_before_anything_runs() {
     assert_eq!(err.matches("variants.align").count(), 1, "{err}");
     fs::remove_file(lab.path().join("suites/aligned.yaml")).unwrap();
 
-    // I/O buffers no machine has room for (65535 × 2 GiB): refused, not run out of memory.
+    // I/O buffers no machine has room for (65535 × 2 GiB): refused, not run out of memory,
+    // where the engine gives each slot a buffer of its request: on a file, and on a model
+    // that compresses what it is given. A model that reads no byte written gets token
+    // buffers, so the same test runs on it.
+    let huge = TINY_SUITE
+        .replace("block_size: 4KiB", "block_size: 2GiB")
+        .replace("span: 16MiB", "span: 4GiB")
+        .replace("queue_depth: 4", "queue_depth: 65535")
+        .replace("count: 2000", "count: 20");
+    lab.write("suites/tiny.yaml", &huge);
+    lab.file_drive("big-file", "4GiB");
+    lab.repo_drive("ocz-vertex-le-100");
+    for drive in ["big-file", "ocz-vertex-le-100"] {
+        let out = lab.roundup(&[
+            "run",
+            "--drive",
+            drive,
+            "--test",
+            "random-write-4k",
+            "--dry-run",
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{drive}");
+        assert!(
+            stderr(&out).contains(&format!(
+                "suites/tiny.yaml:11:5: tests[0].queue_depth: on drive {drive}, the engine's \
+                 I/O buffers (65535 in flight × 2 GiB) would take 128.0 TiB, more than half \
+                 this machine's memory"
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(!lab.path().join("results").exists());
+    assert!(
+        !lab.path().join("big-file.img").exists(),
+        "a dry run creates nothing"
+    );
+    let out = lab.roundup(&["run", "-q", "--drive", "sim-a", "--test", "random-write-4k"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(lab.stored_jobs(), 2, "both variants ran");
+    fs::remove_dir_all(lab.path().join("results")).unwrap();
+    // Its token buffers are counted: 256 threads of 65535 slots take 64 GiB of them, more
+    // than half of any machine this runs on (with under 128 GiB).
     lab.write(
         "suites/tiny.yaml",
-        &TINY_SUITE
-            .replace("block_size: 4KiB", "block_size: 2GiB")
-            .replace("span: 16MiB", "span: 4GiB")
-            .replace("queue_depth: 4", "queue_depth: 65535"),
+        &huge.replace("queue_depth: 65535", "queue_depth: 65535\n    threads: 256"),
     );
-    let out = lab.roundup(&["run", "--drive", "sim-a", "--test", "random-write-4k"]);
+    let out = lab.roundup(&[
+        "run",
+        "--drive",
+        "sim-a",
+        "--test",
+        "random-write-4k",
+        "--dry-run",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains(
-            "suites/tiny.yaml:11:5: tests[0].queue_depth: on drive sim-a, the engine's I/O \
-             buffers (65535 in flight × 2 GiB) would take 128.0 TiB, more than half this \
-             machine's memory"
+            "tests[0].queue_depth: on drive sim-a, the engine's I/O buffers (16776960 in \
+             flight × 4 KiB) would take 64.0 GiB, more than half this machine's memory"
         ),
         "{}",
         stderr(&out)
     );
-    assert!(!lab.path().join("results").exists());
+    fs::remove_file(lab.path().join("drives/big-file.yaml")).unwrap();
+    fs::remove_file(lab.path().join("drives/ocz-vertex-le-100.yaml")).unwrap();
 
     // A simulated SSD whose state no machine has room for (1,000 TiB of 8 KiB pages): refused
     // before it is built, not an allocation that aborts the process.

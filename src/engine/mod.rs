@@ -202,6 +202,9 @@ const TICK_EVERY: u64 = 4096;
 const PROBE_EVERY: u64 = 512;
 /// At most this many blocks are compressed per job.
 const PROBE_MAX: u32 = 256;
+/// Of a block larger than this, only its first this many bytes are compressed: the data
+/// is the same kind throughout, and a 2 GiB block would otherwise cost seconds of zstd.
+const PROBE_BYTES: usize = 4 << 20;
 
 /// How a job was run: the engine that served it and its shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -404,7 +407,7 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     if writes && !needs_data {
         // The target ignores data, so none was generated: measure what it would have been.
         let mut filler = DataFiller::new(w.data, w.compressible_fraction, seed);
-        let mut buf = vec![0u8; w.block_size.max() as usize];
+        let mut buf = vec![0u8; (w.block_size.max() as usize).min(PROBE_BYTES)];
         for _ in 0..16 {
             filler.fill(&mut buf);
             total.probe_in += buf.len() as u64;
@@ -611,7 +614,7 @@ struct Loop<'a> {
 /// kernel reads and writes them); a model reads no byte of one unless it looks at the data
 /// written, so its slots get a token buffer (a PTS cell at 80 threads × QD32 of 1 MiB would
 /// otherwise hold 2.5 GiB, zeroed for every cell).
-fn needs_buffers(kind: crate::target::TargetKind, looks_at_data: bool) -> bool {
+pub(crate) fn needs_buffers(kind: crate::target::TargetKind, looks_at_data: bool) -> bool {
     looks_at_data || kind != crate::target::TargetKind::Simulated
 }
 
@@ -826,6 +829,7 @@ impl<'a> Loop<'a> {
                 filler.fill(data);
             }
             if probe {
+                let data = &data[..data.len().min(PROBE_BYTES)];
                 self.r.probe_in += data.len() as u64;
                 self.r.probe_out += (compressed_fraction(data) * data.len() as f64) as u64;
                 self.probes += 1;

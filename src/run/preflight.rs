@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::lab::Lab;
 use crate::plan::{Job, Plan};
 use crate::store::FileRef;
-use crate::target::{self, Target, TargetInfo, TargetKind};
+use crate::target::{self, AlignedBuf, Target, TargetInfo, TargetKind};
 use crate::trace::{ImportOptions, Trace};
 use crate::units::{SizeLabel, SizeRounded};
 use crate::workload::{TraceInput, Workload};
@@ -163,21 +163,25 @@ fn machine_memory() -> Option<u64> {
 
 /// Checks that the I/O buffers a job's engine holds on a span of `span` bytes (one per
 /// slot, each of its largest request) fit in half of `memory`: a queue of huge blocks
-/// would otherwise exhaust the machine in the middle of a run.
+/// would otherwise exhaust the machine in the middle of a run. A target whose slots need
+/// no buffers of their requests (`buffers` false: a model that reads no byte written)
+/// gets a token buffer a slot, and those are what is counted.
 fn check_buffers(
     job: &Job,
     trace: Option<&Trace>,
     span: u64,
     logical_block: u64,
     memory: Option<u64>,
+    buffers: bool,
 ) -> std::result::Result<(), Misfit> {
     let w = &job.workload;
-    let largest = match trace {
-        Some(t) => crate::workload::placed_len(&t.requests, span, logical_block),
-        None => w.block_size.max(),
+    let largest = match (buffers, trace) {
+        (false, _) => AlignedBuf::footprint(0),
+        (true, Some(t)) => crate::workload::placed_len(&t.requests, span, logical_block),
+        (true, None) => w.block_size.max(),
     };
     let slots = w.threads as u64 * w.queue_depth as u64;
-    let bytes = slots.saturating_mul(largest);
+    let bytes = slots.saturating_mul(AlignedBuf::footprint(largest));
     match memory {
         Some(memory) if bytes > memory / 2 => Err(Misfit {
             key: "queue_depth",
@@ -225,9 +229,16 @@ pub(crate) struct Checker<'a, 'p> {
 }
 
 impl<'a> Checker<'a, '_> {
-    /// Checks one drive's jobs against what its target reports. A job that does not fit
-    /// is a problem pointed at the test's key in its suite, once for all its repeats.
-    pub fn check(&mut self, info: &TargetInfo, drive: DriveJobs<'a>) -> Vec<CheckedJob<'a>> {
+    /// Checks one drive's jobs against what its target reports (`buffers`: whether the
+    /// engine gives its slots buffers of their requests, [`crate::engine::needs_buffers`]).
+    /// A job that does not fit is a problem pointed at the test's key in its suite, once
+    /// for all its repeats.
+    pub fn check(
+        &mut self,
+        info: &TargetInfo,
+        buffers: bool,
+        drive: DriveJobs<'a>,
+    ) -> Vec<CheckedJob<'a>> {
         let mut checked = Vec::new();
         for (k, job) in drive.jobs.iter().enumerate() {
             let trace = job
@@ -237,7 +248,8 @@ impl<'a> Checker<'a, '_> {
                 .and_then(|r| self.traces.get(&r.trace).and_then(Option::as_ref));
             let lb = info.logical_block as u64;
             let fits = check_workload(&job.drive, info, &job.workload).and_then(|span| {
-                check_buffers(job, trace.map(|t| &t.trace), span, lb, self.memory).map(|_| span)
+                check_buffers(job, trace.map(|t| &t.trace), span, lb, self.memory, buffers)
+                    .map(|_| span)
             });
             match fits {
                 Ok(span) => checked.push(CheckedJob {
@@ -499,7 +511,10 @@ fn look_at<'a>(
     if let Err(e) = resolve_firmware(spec, &info) {
         checker.problems.push(e.to_string());
     }
-    checker.check(&info, drive);
+    // A file or device (no model built here) has buffers the kernel reads and writes.
+    let looks_at_data = target.as_ref().is_none_or(|t| t.needs_data());
+    let buffers = crate::engine::needs_buffers(info.kind, looks_at_data);
+    checker.check(&info, buffers, drive);
     target
 }
 
@@ -536,7 +551,8 @@ pub(crate) fn open_drives<'a>(
         };
         match opened.and_then(|t| resolve_firmware(&loaded.spec, t.info()).map(|fw| (t, fw))) {
             Ok((target, firmware)) => {
-                let jobs = checker.check(target.info(), drive);
+                let buffers = crate::engine::needs_buffers(target.info().kind, target.needs_data());
+                let jobs = checker.check(target.info(), buffers, drive);
                 runs.push(DriveRun {
                     drive: loaded,
                     target,

@@ -17,9 +17,15 @@ unsafe impl Send for AlignedBuf {}
 pub const BUF_ALIGN: usize = 4096;
 
 impl AlignedBuf {
+    /// The bytes a buffer of `len` bytes takes: `len` rounded up to the alignment, at
+    /// least one alignment unit.
+    pub fn footprint(len: u64) -> u64 {
+        len.max(1).div_ceil(BUF_ALIGN as u64) * BUF_ALIGN as u64
+    }
+
     /// A zeroed buffer of `len` bytes (rounded up to the alignment).
     pub fn new(len: usize) -> AlignedBuf {
-        let size = len.max(1).div_ceil(BUF_ALIGN) * BUF_ALIGN;
+        let size = Self::footprint(len as u64) as usize;
         let layout = Layout::from_size_align(size, BUF_ALIGN).expect("valid layout");
         // SAFETY: layout has a non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
