@@ -123,6 +123,14 @@ pub struct SsdSpec {
     /// go out, as on PCIe). Absent from the plan hash when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub half_duplex: Option<bool>,
+    /// The host link carries the data of one direction at a time, while a command's time
+    /// (`command_overhead`, on such a file the controller's taking it) is off the wire: a
+    /// SATA link whose files were fitted with commands apart (the classic drives). A
+    /// write's data waits for the reads' coming back, and theirs for it. Not with
+    /// `half_duplex`, which puts the commands on the wire too. Absent from the plan hash
+    /// when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_half_duplex: Option<bool>,
     /// Each frame of a command's exchange on a half-duplex SATA link, beside its data's
     /// bytes (SATA's NCQ): a read's command, the drive's acceptance, its DMA setup, each
     /// data frame (8 KiB at most) and its completion; a write's the same, and the drive's
@@ -498,6 +506,13 @@ pub(super) fn validate_ssd(s: &SsdSpec, capacity: u64) -> std::result::Result<()
     let capacity = capacity / s.controllers as u64;
     validate_room(s, capacity)?;
     validate_ftl(s, planes)?;
+    if s.half_duplex == Some(true) && s.data_half_duplex == Some(true) {
+        return Err(
+            "ssd.data_half_duplex: expected without half_duplex: true (which puts the \
+                    commands on the wire with the data)"
+                .into(),
+        );
+    }
     if s.frame_overhead.is_some() && s.half_duplex != Some(true) {
         return Err(
             "ssd.frame_overhead: expected only with half_duplex: true (a SATA link's frames)"

@@ -359,22 +359,33 @@ impl SsdSim {
         }
     }
 
-    /// Sends `len` ns of command (and a write's data) toward the drive from `now`, in the
-    /// order the commands came; returns when it has arrived. On a half-duplex link
-    /// (`half_duplex`) it takes a gap between the reads' data coming back.
-    fn send_to_drive(&mut self, now: u64, len: u64) -> u64 {
+    /// Sends `command` ns of command, then `data` ns of a write's data, toward the drive
+    /// from `now`, in the order the commands came; returns when it has arrived. On a
+    /// half-duplex link (`half_duplex`) both take a gap between the reads' data coming
+    /// back; with `data_half_duplex` the data does.
+    fn send_to_drive(&mut self, now: u64, command: u64, data: u64) -> u64 {
         let start = now.max(self.link_out);
-        self.link_out = match self.p.half_duplex {
-            true if self.sends_ready_first => {
-                let from = self.settled.len();
-                let sent = self.link.send_now(start, len, &mut self.settled);
-                self.count_settled(from);
-                sent
-            }
-            true => self.link_in.reserve(now, start, len),
-            false => start + len,
+        self.link_out = if self.p.half_duplex {
+            self.send_between_reads(now, start, command + data)
+        } else if self.p.data_half_duplex && data > 0 {
+            self.send_between_reads(now, start + command, data)
+        } else {
+            start + command + data
         };
         self.link_out
+    }
+
+    /// Books `len` ns toward the drive on the link the reads' data come back on, from
+    /// `start` (a request issued at `now`); returns when it has crossed.
+    fn send_between_reads(&mut self, now: u64, start: u64, len: u64) -> u64 {
+        if self.sends_ready_first {
+            let from = self.settled.len();
+            let sent = self.link.send_now(start, len, &mut self.settled);
+            self.count_settled(from);
+            sent
+        } else {
+            self.link_in.reserve(now, start, len)
+        }
     }
 
     /// Models one request the drive takes at `now`; returns its completion time (`None`:
@@ -406,7 +417,7 @@ impl SsdSim {
         let command = p.command + p.command_frames(None);
         let data_time =
             p.command_frames((req.op == Op::Write).then_some(len)) - p.command_frames(None) + link;
-        let arrived = self.send_to_drive(now, command + data_time);
+        let arrived = self.send_to_drive(now, command, data_time);
         // The controller takes the command when it is in; a write's data follows it.
         let command_in = arrived - data_time;
         self.handle_completions_before(command_in);
@@ -513,7 +524,7 @@ impl SsdSim {
     /// are collected); a flush waits until everything the drive has accepted is on NAND,
     /// as [`SsdSim::settle`] does.
     pub(super) fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
-        let arrived = self.send_to_drive(now, self.p.command + self.p.command_frames(None));
+        let arrived = self.send_to_drive(now, self.p.command + self.p.command_frames(None), 0);
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
         match cmd {

@@ -10,6 +10,9 @@ use super::ecc::Ecc;
 pub(super) struct Params {
     /// One transfer at a time on the host link (`half_duplex`).
     pub(super) half_duplex: bool,
+    /// One direction's data at a time on the host link, commands apart
+    /// (`data_half_duplex`).
+    pub(super) data_half_duplex: bool,
     /// Each SATA frame's time on the link beside its data (`frame_overhead`; 0: none).
     pub(super) frame: u64,
     pub(super) link_ns_per_byte: f64,
@@ -143,6 +146,7 @@ impl Params {
             (deferred(s, write_overhead), deferred(s, page_overhead));
         Params {
             half_duplex: s.half_duplex.unwrap_or(false),
+            data_half_duplex: s.data_half_duplex.unwrap_or(false),
             frame: s.frame_overhead.map_or(0, |d| d.0),
             link_ns_per_byte: 1e9 / s.link_rate.0,
             command: fw.command_overhead.unwrap_or(s.command_overhead).0,

@@ -276,6 +276,53 @@ fn a_half_duplex_link_takes_the_commands_between_the_reads_data() {
 }
 
 #[test]
+fn a_link_whose_data_takes_turns_carries_reads_and_writes_no_faster_than_one_way() {
+    // 32 reads and 32 writes of 4 KiB asked at once, with 1 µs commands, on fast NAND and
+    // channels behind a buffer that takes every write: the link binds. With its directions
+    // apart a write's data goes out while a read's comes back: the commands and the writes'
+    // data, 64 µs and 32 × 14.6 µs, bound it. Where the data takes turns (SATA), all 64
+    // transfers' 14.6 µs do.
+    let yaml = |extra: &str| {
+        small_yaml("greedy", false)
+            .replace("channel_rate: 40MB/s", "channel_rate: 2000MB/s")
+            .replace("command_overhead: 10us", "command_overhead: 1us")
+            .replace("buffer: 256KiB", "buffer: 4MiB")
+            .replace("program: 900us", "program: 20us")
+            .replace("read: 50us", "read: 5us")
+            + extra
+    };
+    let mixed = |extra: &str| {
+        let mut sim = from_yaml(&yaml(extra));
+        for i in 0..32 {
+            write(&mut sim, i * 4096, i);
+        }
+        sim.settle().unwrap();
+        let now = sim.clock + 10_000_000;
+        let reqs: Vec<IoRequest> = (0..64u64)
+            .map(|k| IoRequest {
+                seq: 100 + k,
+                op: if k % 2 == 0 { Op::Read } else { Op::Write },
+                offset: if k % 2 == 0 { k / 2 } else { 64 + k / 2 } * 4096,
+                len: 4096,
+            })
+            .collect();
+        sim.serve_together(now, &reqs).into_iter().max().unwrap() - now
+    };
+    let apart = mixed("");
+    let turns = mixed("  data_half_duplex: true\n");
+    assert!((532_000..700_000).contains(&apart), "{apart}");
+    assert!((936_000..1_050_000).contains(&turns), "{turns}");
+    // Reads alone, or writes alone, are not moved by it.
+    let alone = |extra: &str| written_then_read_at_once(&mut from_yaml(&yaml(extra)), 64);
+    assert_eq!(alone(""), alone("  data_half_duplex: true\n"));
+    let refused = refusal(&yaml("  half_duplex: true\n  data_half_duplex: true\n"));
+    assert!(
+        refused.contains("ssd.data_half_duplex: expected without half_duplex: true"),
+        "{refused}"
+    );
+}
+
+#[test]
 fn a_sata_link_asks_for_each_frame_of_a_writes_data_and_sends_a_reads_unasked() {
     // SATA's NCQ frames, 1 µs each beside the data, on a link that binds (fast channels):
     // a read of 4 KiB takes five (its command, the drive's acceptance, its DMA setup, one
