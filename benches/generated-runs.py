@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Generated runs: whole runs of roundup on inputs no suite of the lab has, to find where a
+run panics, hangs or stalls rather than where a parser does (tests/generated_input.rs covers
+the parsers).
+
+Two kinds of case, each in a lab of its own in a temporary folder (nothing of the lab is
+written):
+- a shipped drive file with one to three of its values replaced by another of the same
+  kind (a duration by 0 ns or 1000 h, a size by 1 B or 1 TiB, a count by 0 or 4294967295,
+  a share by 1e-300), run on a short suite of four tests;
+- a shipped drive with one generated test: a random choice of every key of the suite
+  format (docs/lab-format.md) among values that are each valid alone, most combinations
+  of which the preflight must refuse or the run must carry out.
+
+A case passes when roundup exits 0 (then its site is rendered too) or 1 with an error, in
+`--timeout` seconds. A panic (exit 101 or "panicked"), any other exit or a timeout is
+listed with the input that caused it and kept in `--keep`. A run that takes more than
+`--slow` seconds is listed too: some are heavy workloads by their own numbers (a pass of a
+whole drive in 512 B requests), and the list says which to read.
+
+    benches/generated-runs.py ROUNDUP_BIN [--lab DIR] [--seed N] [--cases N]
+        [--timeout S] [--slow S] [--keep DIR]
+
+Exit status 1 when a case panicked, exited otherwise or timed out; 0 when none did.
+First found with it (2026-12-05): QD4 of 2 GiB writes on a simulated drive took 70 s and
+4.2 GB, zstd measuring 16 blocks of 2 GiB for their compressibility (now the first 4 MiB
+of each), and a simulated drive that reads no byte written was refused buffers it never
+gets (docs/performance.md, docs/lab-format.md).
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+DRIVE_SUITE = """name: gen
+title: gen
+seed: 3
+tests:
+  - {id: w, title: w, operation: write, pattern: random, block_size: 4KiB, span: 256MiB, queue_depth: 4, duration: 0.2s, samples: histogram, metric: mb_per_s}
+  - {id: s, title: s, operation: write, pattern: sequential, block_size: 128KiB, span: 256MiB, queue_depth: 2, duration: 0.2s, samples: histogram, metric: mb_per_s}
+  - {id: r, title: r, operation: read, pattern: random, block_size: 4KiB, span: 256MiB, queue_depth: 4, duration: 0.2s, samples: histogram, metric: mb_per_s}
+  - {id: m, title: m, operation: {read: 70, write: 30}, pattern: random, block_size: 16KiB, span: 256MiB, queue_depth: 8, duration: 0.2s, samples: histogram, metric: mb_per_s}
+"""
+
+
+def same_kind(rng, old):
+    """Another value of the kind of `old` (a duration, rate, size, count or number)."""
+    if re.fullmatch(r"[\d.]+(ns|us|ms|s|m|h)", old):
+        return rng.choice(["0ns", "1ns", "1us", "100us", "10ms", "1s", "1h", "1000h"])
+    if re.fullmatch(r"[\d.]+[KMGT]?i?B/s", old):
+        return rng.choice(["0MB/s", "1B/s", "1kB/s", "1MB/s", "100000MB/s", "1e9MB/s"])
+    if re.fullmatch(r"[\d.]+[KMGT]?i?B", old):
+        return rng.choice(["0B", "1B", "512B", "3KiB", "4KiB", "1MiB", "64MiB", "1GiB", "1TiB"])
+    if re.fullmatch(r"\d+", old):
+        return rng.choice(["0", "1", "2", "3", "7", "64", "1000000", "4294967295"])
+    if re.fullmatch(r"[\d.e+-]+", old):
+        return rng.choice(["0", "1", "1e-300", "1e300", "0.999999", "2", "5e-324"])
+    if old in ("true", "false"):
+        return rng.choice(["true", "false"])
+    return rng.choice(["0", "-1", '""', "[]", "{}", "NaN"])
+
+
+def mutated_drive(rng, text):
+    """The drive file with one to three values replaced; what was replaced."""
+    lines = text.split("\n")
+    places = [k for k, l in enumerate(lines) if re.match(r"^\s*\w+:\s*[^\s#]", l)]
+    changes = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        k = rng.choice(places)
+        found = list(re.finditer(r"(\w+):\s*([^,}\s#\[{]+)", lines[k]))
+        if not found:
+            continue
+        m = rng.choice(found)
+        new = same_kind(rng, m.group(2))
+        lines[k] = lines[k][: m.start(2)] + new + lines[k][m.end(2):]
+        changes.append(f"line {k + 1}: {m.group(1)}: {m.group(2)} -> {new}")
+    return "\n".join(lines), changes
+
+
+def generated_test(rng):
+    """One test of random keys, each value valid alone."""
+    pick = rng.choice
+    t = {
+        "id": "t",
+        "title": "t",
+        "operation": pick(["read", "write", "{read: 70, write: 30}", "{read: 1, write: 99}"]),
+        "pattern": pick(["random", "sequential"]),
+        "block_size": pick(["512B", "4KiB", "128KiB", "1MiB", "4MiB", "64MiB", "2GiB",
+                            "{4KiB: 30, 16KiB: 11, 32KiB: 22}", "{512B: 1, 1MiB: 1}"]),
+        "span": pick(["4KiB", "1MiB", "64MiB", "1GiB", "4GiB", "full"]),
+        "queue_depth": pick([1, 2, 3, 32, 256, 65535]),
+        "samples": pick(["raw", "histogram", "both"]),
+        "metric": pick(["iops", "mb_per_s", "lat_mean_us", "lat_p99_us", "lat_max_us"]),
+    }
+    end = rng.random()
+    if end < 0.5:
+        t["duration"] = pick(["1ns", "1ms", "0.1s", "0.3s"])
+    elif end < 0.8:
+        t["count"] = pick([1, 10, 100, 2000])
+    else:
+        t["passes"] = pick([1, 2])
+    optional = [
+        ("align", ["512B", "4KiB", "1MiB", "1536B"]),
+        ("threads", [1, 2, 4, 16]),
+        ("warmup", ["0.1s", "1s"]),
+        ("rate", ["100 IOPS", "50000 IOPS", "1MB/s", "1e9 IOPS"]),
+        ("repeats", [1, 2, 3]),
+        ("of_repeats", ["mean", "best"]),
+        ("interval", ["0s", "1s", "1h"]),
+        ("data", ["incompressible", "compressible", "zeros"]),
+        ("compressible_fraction", ["0%", "25%", "100%"]),
+        ("precondition", ["{purge: true}", "{purge: true, fill: 1}", "{fill: 2}"]),
+        ("steady_state", ["{max_rounds: 6, window: 5}", "{max_rounds: 1, window: 1}"]),
+        ("burst", ["{size: 1MiB, duty_cycle: 20%}", "{size: 4KiB, duty_cycle: 1%}"]),
+    ]
+    for key, values in optional:
+        if rng.random() < 0.25:
+            t[key] = pick(values)
+    dims = [("queue_depth", "[1, 4, 32]"), ("block_size", "[4KiB, 128KiB]"),
+            ("threads", "[1, 4]"), ("writes", "[0%, 50%, 100%]"),
+            ("data", "[compressible, incompressible]"), ("align", "[512B, 4KiB]"),
+            ("rate", "[1000 IOPS, 2000 IOPS]")]
+    variants = [f"{k}: {v}" for k, v in dims if rng.random() < 0.12]
+    if variants:
+        t["variants"] = "{" + ", ".join(variants) + "}"
+    return "{" + ", ".join(f"{k}: {v}" for k, v in t.items()) + "}"
+
+
+def run_case(roundup, work, timeout):
+    """Runs the lab in `work` (and renders it when the run succeeds): exit status (None on
+    a timeout), the end of stderr, seconds taken."""
+    start = time.monotonic()
+    try:
+        p = subprocess.run([roundup, "--lab", work, "run", "-q"], capture_output=True,
+                           timeout=timeout)
+        code, err = p.returncode, p.stderr.decode(errors="replace")
+        if code == 0:
+            p = subprocess.run([roundup, "--lab", work, "render", "-q"], capture_output=True,
+                               timeout=timeout)
+            code, err = p.returncode, p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        code, err = None, ""
+    return code, err[-800:], time.monotonic() - start
+
+
+def main():
+    a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    a.add_argument("roundup")
+    a.add_argument("--lab", default=os.path.join(os.path.dirname(__file__), ".."))
+    a.add_argument("--seed", type=int, default=1)
+    a.add_argument("--cases", type=int, default=200, help="cases of each kind")
+    a.add_argument("--timeout", type=float, default=60.0)
+    a.add_argument("--slow", type=float, default=15.0)
+    a.add_argument("--keep", help="keep each failing case's lab here")
+    args = a.parse_args()
+    rng = random.Random(args.seed)
+    drives_dir = os.path.join(args.lab, "drives")
+    drives = sorted(f for f in os.listdir(drives_dir) if f.endswith(".yaml"))
+    simulated = [f for f in drives
+                 if re.search(r"\n(ssd|hdd|sim):\n", open(os.path.join(drives_dir, f)).read())]
+    tally, failed = {}, 0
+    with tempfile.TemporaryDirectory(prefix="generated-runs-") as tmp:
+        for case in range(2 * args.cases):
+            drive = rng.choice(simulated)
+            text = open(os.path.join(drives_dir, drive)).read()
+            if case % 2 == 0:
+                text, what = mutated_drive(rng, text)
+                suite = DRIVE_SUITE
+            else:
+                what = [generated_test(rng)]
+                suite = f"name: gen\ntitle: gen\nseed: {rng.randrange(1 << 32)}\ntests:\n  - {what[0]}\n"
+            work = os.path.join(tmp, f"case-{case}")
+            os.makedirs(os.path.join(work, "drives"))
+            os.makedirs(os.path.join(work, "suites"))
+            with open(os.path.join(work, "drives", drive), "w") as f:
+                f.write(text)
+            with open(os.path.join(work, "suites", "gen.yaml"), "w") as f:
+                f.write(suite)
+            code, err, took = run_case(args.roundup, work, args.timeout)
+            kind = "timeout" if code is None else f"exit {code}"
+            tally[kind] = tally.get(kind, 0) + 1
+            bad = code not in (0, 1) or "panicked" in err
+            if bad or took > args.slow:
+                print(f"{'FAILED' if bad else 'slow'} ({kind}, {took:.1f} s): case {case}, "
+                      f"{drive}: {'; '.join(what)}\n{err.strip()}\n", flush=True)
+            if bad:
+                failed += 1
+                if args.keep:
+                    shutil.copytree(work, os.path.join(args.keep, f"case-{case}"))
+            shutil.rmtree(work)
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(tally.items()))
+    print(f"{2 * args.cases} cases ({counts}): {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
