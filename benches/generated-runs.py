@@ -173,7 +173,8 @@ def main():
                 suite = DRIVE_SUITE
             else:
                 what = [generated_test(rng)]
-                suite = f"name: gen\ntitle: gen\nseed: {rng.randrange(1 << 32)}\ntests:\n  - {what[0]}\n"
+                seed = rng.randrange(1 << 32)
+                suite = f"name: gen\ntitle: gen\nseed: {seed}\ntests:\n  - {what[0]}\n"
             work = os.path.join(tmp, f"case-{case}")
             os.makedirs(os.path.join(work, "drives"))
             os.makedirs(os.path.join(work, "suites"))
