@@ -610,8 +610,7 @@ fn target_problems_are_found_before_anything_runs() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(lab.stored_jobs(), 2, "both variants ran");
     fs::remove_dir_all(lab.path().join("results")).unwrap();
-    // Its token buffers are counted: 256 threads of 65535 slots take 64 GiB of them, more
-    // than half of any machine this runs on (with under 128 GiB).
+    // Its tokens allocate nothing: 256 threads of 65535 slots pass too.
     lab.write(
         "suites/tiny.yaml",
         &huge.replace("queue_depth: 65535", "queue_depth: 65535\n    threads: 256"),
@@ -624,15 +623,7 @@ fn target_problems_are_found_before_anything_runs() {
         "random-write-4k",
         "--dry-run",
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains(
-            "tests[0].queue_depth: on drive sim-a, the engine's I/O buffers (16776960 in \
-             flight × 4 KiB) would take 64.0 GiB, more than half this machine's memory"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     fs::remove_file(lab.path().join("drives/big-file.yaml")).unwrap();
     fs::remove_file(lab.path().join("drives/ocz-vertex-le-100.yaml")).unwrap();
 

@@ -612,8 +612,8 @@ struct Loop<'a> {
 
 /// Whether a job's slots need buffers of its largest request: a real target's do (the
 /// kernel reads and writes them); a model reads no byte of one unless it looks at the data
-/// written, so its slots get a token buffer (a PTS cell at 80 threads × QD32 of 1 MiB would
-/// otherwise hold 2.5 GiB, zeroed for every cell).
+/// written, so its slots get tokens of no bytes (a PTS cell at 80 threads × QD32 of 1 MiB
+/// would otherwise hold 2.5 GiB, zeroed for every cell).
 pub(crate) fn needs_buffers(kind: crate::target::TargetKind, looks_at_data: bool) -> bool {
     looks_at_data || kind != crate::target::TargetKind::Simulated
 }
@@ -993,9 +993,9 @@ mod tests {
             let l = Loop::new(&w, &ctx, 1 << 20);
             l.free.iter().map(|(_, b)| b.len()).collect::<Vec<_>>()
         };
-        // 32 slots of 1 MiB, or of a page.
+        // 32 slots of 1 MiB, or tokens of no bytes.
         assert_eq!(slots(true), vec![1 << 20; 32]);
-        assert_eq!(slots(false), vec![4096; 32]);
+        assert_eq!(slots(false), vec![0; 32]);
     }
 
     #[test]

@@ -165,7 +165,7 @@ fn machine_memory() -> Option<u64> {
 /// slot, each of its largest request) fit in half of `memory`: a queue of huge blocks
 /// would otherwise exhaust the machine in the middle of a run. A target whose slots need
 /// no buffers of their requests (`buffers` false: a model that reads no byte written)
-/// gets a token buffer a slot, and those are what is counted.
+/// gets tokens that allocate nothing, and passes.
 fn check_buffers(
     job: &Job,
     trace: Option<&Trace>,
@@ -174,11 +174,13 @@ fn check_buffers(
     memory: Option<u64>,
     buffers: bool,
 ) -> std::result::Result<(), Misfit> {
+    if !buffers {
+        return Ok(());
+    }
     let w = &job.workload;
-    let largest = match (buffers, trace) {
-        (false, _) => AlignedBuf::footprint(0),
-        (true, Some(t)) => crate::workload::placed_len(&t.requests, span, logical_block),
-        (true, None) => w.block_size.max(),
+    let largest = match trace {
+        Some(t) => crate::workload::placed_len(&t.requests, span, logical_block),
+        None => w.block_size.max(),
     };
     let slots = w.threads as u64 * w.queue_depth as u64;
     let bytes = slots.saturating_mul(AlignedBuf::footprint(largest));

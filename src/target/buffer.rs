@@ -17,16 +17,24 @@ unsafe impl Send for AlignedBuf {}
 pub const BUF_ALIGN: usize = 4096;
 
 impl AlignedBuf {
-    /// The bytes a buffer of `len` bytes takes: `len` rounded up to the alignment, at
-    /// least one alignment unit.
+    /// The bytes a buffer of `len` bytes takes: `len` rounded up to the alignment.
     pub fn footprint(len: u64) -> u64 {
-        len.max(1).div_ceil(BUF_ALIGN as u64) * BUF_ALIGN as u64
+        len.div_ceil(BUF_ALIGN as u64) * BUF_ALIGN as u64
     }
 
-    /// A zeroed buffer of `len` bytes (rounded up to the alignment).
+    /// A zeroed buffer of `len` bytes (rounded up to the alignment). One of no bytes is a
+    /// token that allocates nothing (a slot whose target reads no byte of it).
     pub fn new(len: usize) -> AlignedBuf {
         let size = Self::footprint(len as u64) as usize;
         let layout = Layout::from_size_align(size, BUF_ALIGN).expect("valid layout");
+        if size == 0 {
+            return AlignedBuf {
+                // Aligned and never dereferenced: slices of it are empty.
+                ptr: std::ptr::without_provenance_mut(BUF_ALIGN),
+                layout,
+                random: false,
+            };
+        }
         // SAFETY: layout has a non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {
@@ -72,16 +80,18 @@ impl AlignedBuf {
         self.layout.size()
     }
 
-    /// Never true: buffers hold at least one alignment unit.
+    /// Whether this is a token of no bytes.
     pub fn is_empty(&self) -> bool {
-        false
+        self.layout.size() == 0
     }
 }
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        // SAFETY: allocated with this layout in new().
-        unsafe { dealloc(self.ptr, self.layout) }
+        if self.layout.size() > 0 {
+            // SAFETY: allocated with this layout in new().
+            unsafe { dealloc(self.ptr, self.layout) }
+        }
     }
 }
 
@@ -94,5 +104,8 @@ mod tests {
         let b = AlignedBuf::new(5000);
         assert_eq!(b.len(), 8192);
         assert_eq!(b.as_slice().as_ptr() as usize % BUF_ALIGN, 0);
+        let token = AlignedBuf::new(0);
+        assert!(token.is_empty() && token.as_slice().is_empty());
+        assert_eq!(AlignedBuf::footprint(0), 0);
     }
 }
