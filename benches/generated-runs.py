@@ -82,18 +82,35 @@ def mutated_drive(rng, text):
     return "\n".join(lines), changes
 
 
+# Block sizes a generated test draws, with their smallest and largest request in bytes.
+BLOCKS = [("512B", 512, 512), ("4KiB", 4 << 10, 4 << 10), ("128KiB", 128 << 10, 128 << 10),
+          ("1MiB", 1 << 20, 1 << 20), ("4MiB", 4 << 20, 4 << 20),
+          ("64MiB", 64 << 20, 64 << 20), ("2GiB", 2 << 30, 2 << 30),
+          ("{4KiB: 30, 16KiB: 11, 32KiB: 22}", 4 << 10, 32 << 10),
+          ("{512B: 1, 1MiB: 1}", 512, 1 << 20)]
+SPANS = [("4KiB", 4 << 10), ("1MiB", 1 << 20), ("64MiB", 64 << 20), ("1GiB", 1 << 30),
+         ("4GiB", 4 << 30), ("full", None)]
+
+
 def generated_test(rng):
-    """One test of random keys, each value valid alone."""
+    """One test of random keys, each value valid alone. Its work is bounded so that a run
+    that takes long is a fault, not the test's own size: at most 1 GiB in flight (threads ×
+    depth × the largest block), a `count` of at most 16 GiB, passes of at most 2 million
+    requests, and a whole drive (`span: full`) neither filled first nor covered in passes."""
     pick = rng.choice
+    block, smallest, largest = pick(BLOCKS)
+    span, span_bytes = pick(SPANS)
+    threads = pick([1, 1, 2, 4, 16])
+    depths = [d for d in [1, 2, 3, 32, 256, 65535] if threads * d * largest <= 1 << 30]
     t = {
         "id": "t",
         "title": "t",
         "operation": pick(["read", "write", "{read: 70, write: 30}", "{read: 1, write: 99}"]),
         "pattern": pick(["random", "sequential"]),
-        "block_size": pick(["512B", "4KiB", "128KiB", "1MiB", "4MiB", "64MiB", "2GiB",
-                            "{4KiB: 30, 16KiB: 11, 32KiB: 22}", "{512B: 1, 1MiB: 1}"]),
-        "span": pick(["4KiB", "1MiB", "64MiB", "1GiB", "4GiB", "full"]),
-        "queue_depth": pick([1, 2, 3, 32, 256, 65535]),
+        "block_size": block,
+        "span": span,
+        "queue_depth": pick(depths or [1]),
+        "threads": threads,
         "samples": pick(["raw", "histogram", "both"]),
         "metric": pick(["iops", "mb_per_s", "lat_mean_us", "lat_p99_us", "lat_max_us"]),
     }
@@ -101,12 +118,13 @@ def generated_test(rng):
     if end < 0.5:
         t["duration"] = pick(["1ns", "1ms", "0.1s", "0.3s"])
     elif end < 0.8:
-        t["count"] = pick([1, 10, 100, 2000])
-    else:
+        t["count"] = pick([c for c in [1, 10, 100, 2000] if c * largest <= 16 << 30])
+    elif span_bytes and span_bytes // smallest <= 1 << 20:
         t["passes"] = pick([1, 2])
+    else:
+        t["duration"] = "0.1s"
     optional = [
         ("align", ["512B", "4KiB", "1MiB", "1536B"]),
-        ("threads", [1, 2, 4, 16]),
         ("warmup", ["0.1s", "1s"]),
         ("rate", ["100 IOPS", "50000 IOPS", "1MB/s", "1e9 IOPS"]),
         ("repeats", [1, 2, 3]),
@@ -114,7 +132,8 @@ def generated_test(rng):
         ("interval", ["0s", "1s", "1h"]),
         ("data", ["incompressible", "compressible", "zeros"]),
         ("compressible_fraction", ["0%", "25%", "100%"]),
-        ("precondition", ["{purge: true}", "{purge: true, fill: 1}", "{fill: 2}"]),
+        ("precondition", ["{purge: true}", "{purge: true, fill: 1}", "{fill: 2}"]
+         if t["span"] != "full" else ["{purge: true}"]),
         ("steady_state", ["{max_rounds: 6, window: 5}", "{max_rounds: 1, window: 1}"]),
         ("burst", ["{size: 1MiB, duty_cycle: 20%}", "{size: 4KiB, duty_cycle: 1%}"]),
     ]
@@ -125,9 +144,16 @@ def generated_test(rng):
             ("threads", "[1, 4]"), ("writes", "[0%, 50%, 100%]"),
             ("data", "[compressible, incompressible]"), ("align", "[512B, 4KiB]"),
             ("rate", "[1000 IOPS, 2000 IOPS]")]
-    variants = [f"{k}: {v}" for k, v in dims if rng.random() < 0.12]
-    if variants:
-        t["variants"] = "{" + ", ".join(variants) + "}"
+    chosen = dict((k, v) for k, v in dims if rng.random() < 0.12)
+    # The most in flight over the variants, within the bound.
+    most = (max(threads, 4 if "threads" in chosen else 0)
+            * max(t["queue_depth"], 32 if "queue_depth" in chosen else 0)
+            * max(largest, 128 << 10 if "block_size" in chosen else 0))
+    if most > 1 << 30:
+        for k in ["queue_depth", "block_size", "threads"]:
+            chosen.pop(k, None)
+    if chosen:
+        t["variants"] = "{" + ", ".join(f"{k}: {v}" for k, v in chosen.items()) + "}"
     return "{" + ", ".join(f"{k}: {v}" for k, v in t.items()) + "}"
 
 
