@@ -72,36 +72,28 @@ def suite(seconds):
             f"block_size: 4KiB, {pre}{common}}}"
         )
     # Pairs that differ in one thing, each variant from the same state: its span purged
-    # and written once just before it.
-    pairs = (
-        f"queue_depth: 1, duration: {seconds}s, samples: histogram, metric: mb_per_s, "
-        "precondition: {purge: true, fill: 1}"
-    )
+    # and written once just before it (or only purged: nothing there to read, everything
+    # free to write).
+    pairs = f"queue_depth: 1, duration: {seconds}s, samples: histogram, metric: mb_per_s"
+    written = "precondition: {purge: true, fill: 1}"
     qd = f"queue_depth: {DEPTHS}"
-    for id_, rest in [
+    tests = [
         ("rnd-write-data", f"operation: write, pattern: random, block_size: 4KiB, span: 8GiB, "
-         f"variants: {{data: [compressible, incompressible], {qd}}}"),
+         f"variants: {{data: [compressible, incompressible], {qd}}}", written),
         ("seq-write-data", f"operation: write, pattern: sequential, block_size: 128KiB, "
-         f"span: 8GiB, variants: {{data: [compressible, incompressible], {qd}}}"),
+         f"span: 8GiB, variants: {{data: [compressible, incompressible], {qd}}}", written),
         ("rnd-write-align", f"operation: write, pattern: random, block_size: 4KiB, span: 8GiB, "
-         f"data: incompressible, variants: {{align: [512B, 4KiB], {qd}}}"),
-        ("rnd-read-8g", f"operation: read, pattern: random, block_size: 4KiB, span: 8GiB, "
-         f"data: incompressible, variants: {{{qd}}}"),
-        ("rnd-read-1g", f"operation: read, pattern: random, block_size: 4KiB, span: 1GiB, "
-         f"data: incompressible, variants: {{{qd}}}"),
-        ("rnd-write-8g", f"operation: write, pattern: random, block_size: 4KiB, span: 8GiB, "
-         f"data: incompressible, variants: {{{qd}}}"),
-        ("rnd-write-1g", f"operation: write, pattern: random, block_size: 4KiB, span: 1GiB, "
-         f"data: incompressible, variants: {{{qd}}}"),
-    ]:
-        lines.append(f"  - {{id: {id_}, title: {id_}, {rest}, {pairs}}}")
-    # The same span purged and not written: nothing there to read, everything free to write.
-    purged = pairs.replace("purge: true, fill: 1", "purge: true")
-    for id_, op in [("rnd-read-purged", "read"), ("rnd-write-purged", "write")]:
-        lines.append(
-            f"  - {{id: {id_}, title: {id_}, operation: {op}, pattern: random, block_size: 4KiB, "
-            f"span: 8GiB, data: incompressible, variants: {{{qd}}}, {purged}}}"
-        )
+         f"data: incompressible, variants: {{align: [512B, 4KiB], {qd}}}", written),
+    ]
+    spans = [(op, name, span, written) for op in ["read", "write"]
+             for name, span in [("8g", "8GiB"), ("1g", "1GiB")]]
+    spans += [(op, "purged", "8GiB", "precondition: {purge: true}") for op in ["read", "write"]]
+    for op, name, span, pre in spans:
+        tests.append((f"rnd-{op}-{name}", f"operation: {op}, pattern: random, "
+                      f"block_size: 4KiB, span: {span}, data: incompressible, "
+                      f"variants: {{{qd}}}", pre))
+    for id_, rest, pre in tests:
+        lines.append(f"  - {{id: {id_}, title: {id_}, {rest}, {pairs}, {pre}}}")
     return "\n".join(lines) + "\n"
 
 

@@ -231,16 +231,17 @@ pub(crate) struct Checker<'a, 'p> {
 }
 
 impl<'a> Checker<'a, '_> {
-    /// Checks one drive's jobs against what its target reports (`buffers`: whether the
-    /// engine gives its slots buffers of their requests, [`crate::engine::needs_buffers`]).
-    /// A job that does not fit is a problem pointed at the test's key in its suite, once
-    /// for all its repeats.
+    /// Checks one drive's jobs against what its target reports (`looks_at_data`: whether
+    /// it reads the data written, so that the engine gives its slots buffers of their
+    /// requests, [`crate::engine::needs_buffers`]). A job that does not fit is a problem
+    /// pointed at the test's key in its suite, once for all its repeats.
     pub fn check(
         &mut self,
         info: &TargetInfo,
-        buffers: bool,
+        looks_at_data: bool,
         drive: DriveJobs<'a>,
     ) -> Vec<CheckedJob<'a>> {
+        let buffers = crate::engine::needs_buffers(info.kind, looks_at_data);
         let mut checked = Vec::new();
         for (k, job) in drive.jobs.iter().enumerate() {
             let trace = job
@@ -515,8 +516,7 @@ fn look_at<'a>(
     }
     // A file or device (no model built here) has buffers the kernel reads and writes.
     let looks_at_data = target.as_ref().is_none_or(|t| t.needs_data());
-    let buffers = crate::engine::needs_buffers(info.kind, looks_at_data);
-    checker.check(&info, buffers, drive);
+    checker.check(&info, looks_at_data, drive);
     target
 }
 
@@ -553,8 +553,7 @@ pub(crate) fn open_drives<'a>(
         };
         match opened.and_then(|t| resolve_firmware(&loaded.spec, t.info()).map(|fw| (t, fw))) {
             Ok((target, firmware)) => {
-                let buffers = crate::engine::needs_buffers(target.info().kind, target.needs_data());
-                let jobs = checker.check(target.info(), buffers, drive);
+                let jobs = checker.check(target.info(), target.needs_data(), drive);
                 runs.push(DriveRun {
                     drive: loaded,
                     target,
