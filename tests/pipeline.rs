@@ -739,6 +739,37 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
     }
 }
 
+/// A paced test ends at its duration's end, not at the next request's time after it
+/// (found by benches/generated-runs.py: 1 MB/s of 1 MiB reads shared by 16 threads, a
+/// 0.1-s test, waited 16.8 s for each thread's second request).
+#[test]
+fn a_paced_test_ends_when_its_duration_does() {
+    let lab = TestLab::new();
+    lab.write(
+        "suites/r.yaml",
+        "name: r\ntitle: Slow pace\nseed: 1\ntests:\n  - {id: slow, title: Slow, operation: \
+         read, pattern: random, block_size: 4KiB, span: 16MiB, queue_depth: 4, duration: \
+         1100ms, metric: iops, rate: 2 IOPS}\n",
+    );
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m: serde_json::Value = serde_json::from_slice(
+        &fs::read(lab.path().join(
+            "results/drive=sim-a/firmware=A1/suite=r/test=slow/variant=base/repeat=1/manifest.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    // Requests at 0, 0.5 and 1 s; the next, at 1.5 s, is after the end (1.1 s, virtual).
+    assert_eq!(m["outcome"]["ios"], 3, "{m}");
+    let end = m["outcome"]["end_ns"].as_u64().unwrap();
+    assert!(
+        (1_000_000_000..=1_100_000_000).contains(&end),
+        "ended at {end} ns"
+    );
+}
+
 /// A suite whose tests keep both rows and a histogram: a mixed workload and a write one.
 const BOTH_SUITE: &str = "name: h\ntitle: Histogram\nseed: 3\ntests:\n  - {id: mixed, title: Mixed, operation: {read: 70, write: 30}, pattern: random, block_size: 4KiB, span: 16MiB, queue_depth: 4, count: 20000, metric: iops, samples: both}\n  - {id: write, title: Write, operation: write, pattern: random, block_size: 4KiB, span: 16MiB, queue_depth: 2, count: 5000, metric: lat_mean_us, samples: both}\n";
 
@@ -1002,4 +1033,65 @@ fn registered_buffers_files_and_pinned_threads_write_what_the_plain_ring_writes(
         assert!(!out.status.success(), "{options}");
         assert!(says.iter().all(|s| err.contains(s)), "{err}");
     }
+}
+
+/// A queue deeper than an io_uring ring holds (32,768) runs on io_uring, submitting as
+/// the ring fills; on psync, a thread an I/O, it is refused before any I/O, naming the key,
+/// and so is one deeper than the kernel registers buffers for (found by
+/// benches/generated-runs.py: 65,535 in flight failed to make a ring, fell back to psync
+/// and aborted the process starting thread after thread).
+#[test]
+fn a_queue_deeper_than_a_ring_runs_on_io_uring_and_what_cannot_hold_it_is_refused() {
+    let lab = TestLab::new();
+    lab.file_drive("scratch", "64MiB");
+    lab.write(
+        "suites/deep.yaml",
+        "name: deep\ntitle: Deep\nseed: 3\ntests:\n  - id: read\n    title: Read\n    \
+         operation: read\n    pattern: random\n    block_size: 4KiB\n    span: full\n    \
+         queue_depth: 40000\n    count: 100000\n    metric: iops\n",
+    );
+    let test = lab
+        .path()
+        .join("results/drive=scratch/firmware=unknown/suite=deep/test=read");
+
+    // A registered buffer a slot: the kernel registers at most 16,384 a ring.
+    lab.write(
+        "suites/fixed.yaml",
+        "name: fixed\ntitle: Fixed\nseed: 3\ntests:\n  - id: read\n    title: Read\n    \
+         operation: read\n    pattern: random\n    block_size: 4KiB\n    span: full\n    \
+         queue_depth: 20000\n    count: 100\n    io_uring: {fixed_buffers: true}\n    \
+         metric: iops\n",
+    );
+    let out = lab.roundup(&["run", "--suite", "fixed"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("suites/fixed.yaml:")
+            && err.contains("queue_depth: on drive scratch, io_uring: fixed_buffers")
+            && err.contains("at most 16384 (the kernel's limit); queue depth 20000"),
+        "{err}"
+    );
+
+    let out = lab.roundup(&["run", "--suite", "deep", "--engine", "psync"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    for says in [
+        "suites/deep.yaml:",
+        "queue_depth: on drive scratch, the psync engine runs a thread for each I/O",
+        "1 engine thread × queue depth 40000 = 40000, more than 4096",
+    ] {
+        assert!(err.contains(says), "{says} not in {err}");
+    }
+    assert!(!test.exists(), "a refused job left results");
+
+    let out = lab.roundup(&["run", "--suite", "deep", "--engine", "io_uring"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m: serde_json::Value = serde_json::from_slice(
+        &fs::read(test.join("variant=base/repeat=1/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(m["engine"], "io_uring");
+    let out = lab.roundup(&["summary", "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["ios"], 100000, "{rows}");
 }

@@ -768,8 +768,9 @@ impl<'a> Loop<'a> {
                 Some(h) => h.due,
                 None => source.next_deadline(),
             };
-            if due.is_some_and(|d| now < d) {
-                return Ok(due);
+            if let Some(d) = due.filter(|&d| now < d) {
+                // A paced request due after the test's end is not waited for.
+                return Ok(Some(end_ns.map_or(d, |e| d.min(e))));
             }
             if self.held.is_none() {
                 self.held = source.next_command().map(|cmd| Held { cmd, due });

@@ -148,6 +148,7 @@ pub fn run(
         lab,
         traces: &traces,
         memory,
+        engine: opts.engine,
         problems: &mut problems,
     };
     let drives = preflight::open_drives(&mut checker, drives, built, opts)?;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::config::sha256_file;
 use crate::drive::DriveSpec;
 use crate::error::{Error, Result};
+use crate::io::EngineChoice;
 use crate::lab::Lab;
 use crate::plan::{Job, Plan};
 use crate::store::FileRef;
@@ -201,6 +202,33 @@ fn check_buffers(
     }
 }
 
+/// Checks what a real target's engine can keep in flight: on psync a thread an I/O
+/// ([`target::PSYNC_MAX_SLOTS`]; `auto` falls back to it only where the kernel has no
+/// io_uring, which the run checks), and with `io_uring: {fixed_buffers}` a registered
+/// buffer a slot of each ring ([`target::RING_MAX_BUFFERS`]).
+fn check_engine(
+    job: &Job,
+    kind: TargetKind,
+    engine: EngineChoice,
+) -> std::result::Result<(), Misfit> {
+    let w = &job.workload;
+    let too_deep = match engine {
+        _ if kind == TargetKind::Simulated => None,
+        EngineChoice::Psync => target::psync_too_deep(w.threads, w.queue_depth),
+        EngineChoice::Auto | EngineChoice::IoUring if w.io.ring.fixed_buffers => {
+            target::too_many_fixed_buffers(w.queue_depth)
+        }
+        _ => None,
+    };
+    match too_deep {
+        Some(m) => Err(Misfit {
+            key: "queue_depth",
+            message: format!("on drive {}, {m}", job.drive),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Every trace the plan's replay tests play, read once; one that cannot be read is a
 /// problem of the first job that plays it.
 fn load_traces<'a>(lab: &Lab, plan: &'a Plan, problems: &mut Vec<String>) -> Traces<'a> {
@@ -227,6 +255,8 @@ pub(crate) struct Checker<'a, 'p> {
     pub lab: &'a Lab,
     pub traces: &'a Traces<'a>,
     pub memory: Option<u64>,
+    /// The run's engine for every real target (`run --engine`), over the jobs'.
+    pub engine: Option<EngineChoice>,
     pub problems: &'p mut Vec<String>,
 }
 
@@ -250,10 +280,13 @@ impl<'a> Checker<'a, '_> {
                 .as_ref()
                 .and_then(|r| self.traces.get(&r.trace).and_then(Option::as_ref));
             let lb = info.logical_block as u64;
-            let fits = check_workload(&job.drive, info, &job.workload).and_then(|span| {
-                check_buffers(job, trace.map(|t| &t.trace), span, lb, self.memory, buffers)
-                    .map(|_| span)
-            });
+            let engine = self.engine.unwrap_or(job.engine);
+            let fits = check_workload(&job.drive, info, &job.workload)
+                .and_then(|span| {
+                    check_buffers(job, trace.map(|t| &t.trace), span, lb, self.memory, buffers)
+                        .map(|_| span)
+                })
+                .and_then(|span| check_engine(job, info.kind, engine).map(|_| span));
             match fits {
                 Ok(span) => checked.push(CheckedJob {
                     index: drive.first + k + 1,
@@ -323,6 +356,7 @@ pub(crate) fn probe_plan<'a>(lab: &Lab, plan: &'a Plan, opts: &RunOptions) -> Pr
             lab,
             traces: &traces,
             memory,
+            engine: opts.engine,
             problems: &mut problems,
         };
         built.push(look_at(&mut checker, drive, opts));

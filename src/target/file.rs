@@ -380,12 +380,16 @@ impl Target for FileTarget {
             };
             match uring {
                 Some(q) => out.push(Box::new(q)),
-                None => out.push(Box::new(PsyncQueue::new(
-                    self.file.clone(),
-                    depth,
-                    origin,
-                    name.clone(),
-                ))),
+                // psync, asked or `auto` on a kernel without io_uring.
+                None => {
+                    if let Some(m) = psync_too_deep(threads, depth) {
+                        return Err(Error::Target(TargetError::Unsupported(format!(
+                            "{name}: {m}"
+                        ))));
+                    }
+                    let q = PsyncQueue::new(self.file.clone(), depth, origin, name.clone())?;
+                    out.push(Box::new(q));
+                }
             }
         }
         Ok(out)
@@ -446,6 +450,28 @@ pub(super) fn run_command(file: &File, name: &str, cmd: Command) -> Result<()> {
 
 type Work = (u32, IoRequest, AlignedBuf);
 
+/// A psync worker's stack: a system call and a message, far below the default 2 MiB.
+const PSYNC_STACK: usize = 256 << 10;
+
+/// The most I/Os a job keeps in flight on the psync engine (threads × queue depth), a
+/// thread each. Past some thousands of threads a process meets the system's limits (on
+/// memory maps, tasks), and a thread that cannot set itself up aborts the process; the
+/// io_uring engine keeps any queue in one ring.
+pub const PSYNC_MAX_SLOTS: u64 = 4096;
+
+/// The error of a psync job deeper than [`PSYNC_MAX_SLOTS`], or `None`.
+pub fn psync_too_deep(threads: u32, depth: u32) -> Option<String> {
+    let slots = threads as u64 * depth as u64;
+    (slots > PSYNC_MAX_SLOTS).then(|| {
+        format!(
+            "the psync engine runs a thread for each I/O in flight: {threads} engine \
+             thread{} × queue depth {depth} = {slots}, more than {PSYNC_MAX_SLOTS}; use the \
+             io_uring engine or a shallower queue",
+            if threads == 1 { "" } else { "s" }
+        )
+    })
+}
+
 /// One worker thread per slot, each doing blocking pread/pwrite.
 struct PsyncQueue {
     file: Arc<File>,
@@ -457,52 +483,77 @@ struct PsyncQueue {
 }
 
 impl PsyncQueue {
-    fn new(file: Arc<File>, depth: u32, origin: Instant, name: String) -> PsyncQueue {
+    /// A worker thread for each of `depth` slots; an error naming the slot where the system
+    /// will not start another thread (a deep queue on psync can ask for thousands).
+    fn new(file: Arc<File>, depth: u32, origin: Instant, name: String) -> Result<PsyncQueue> {
         let (done_tx, done) = channel::<Completion>();
-        let mut senders = Vec::new();
-        let mut workers = Vec::new();
-        for _ in 0..depth {
-            let (tx, rx) = channel::<Work>();
-            let file = file.clone();
-            let done_tx = done_tx.clone();
-            let name = name.clone();
-            workers.push(std::thread::spawn(move || {
-                while let Ok((slot, req, mut buf)) = rx.recv() {
-                    let len = req.len as usize;
-                    let res = match req.op {
-                        Op::Read => file.read_exact_at(&mut buf.as_mut_slice()[..len], req.offset),
-                        Op::Write => file.write_all_at(&buf.as_slice()[..len], req.offset),
-                    };
-                    let done_ns = origin.elapsed().as_nanos() as u64;
-                    let error = res.err().map(|e| {
-                        format!(
-                            "{name}: {} of {len} bytes at offset {}: {e}",
-                            req.op.word(),
-                            req.offset
-                        )
-                    });
-                    if done_tx
-                        .send(Completion {
-                            slot,
-                            buf,
-                            done_ns,
-                            error,
-                        })
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
-            }));
-            senders.push(tx);
-        }
-        PsyncQueue {
+        let mut queue = PsyncQueue {
             file,
             name,
             origin,
-            senders,
+            senders: Vec::new(),
             done,
-            workers,
+            workers: Vec::new(),
+        };
+        for slot in 0..depth {
+            let (tx, rx) = channel::<Work>();
+            let file = queue.file.clone();
+            let done_tx = done_tx.clone();
+            let name = queue.name.clone();
+            // A worker does a pread or pwrite and sends the result: a small stack does.
+            let spawned = std::thread::Builder::new()
+                .stack_size(PSYNC_STACK)
+                .spawn(move || psync_worker(&rx, &file, &done_tx, &name, origin));
+            // On an error the queue is dropped: the threads started so far end and are joined.
+            let worker = spawned.map_err(|error| {
+                Error::Target(TargetError::Os {
+                    target: queue.name.clone(),
+                    action: format!(
+                        "psync: cannot start the worker thread of slot {} of {depth} (a thread \
+                         a slot; the io_uring engine keeps a queue in one ring)",
+                        slot + 1
+                    ),
+                    error,
+                })
+            })?;
+            queue.workers.push(worker);
+            queue.senders.push(tx);
+        }
+        Ok(queue)
+    }
+}
+
+/// A psync slot's thread: each request it is sent, done with pread or pwrite, goes back
+/// as a completion, until the queue is dropped.
+fn psync_worker(
+    rx: &Receiver<Work>,
+    file: &File,
+    done_tx: &Sender<Completion>,
+    name: &str,
+    origin: Instant,
+) {
+    while let Ok((slot, req, mut buf)) = rx.recv() {
+        let len = req.len as usize;
+        let res = match req.op {
+            Op::Read => file.read_exact_at(&mut buf.as_mut_slice()[..len], req.offset),
+            Op::Write => file.write_all_at(&buf.as_slice()[..len], req.offset),
+        };
+        let done_ns = origin.elapsed().as_nanos() as u64;
+        let error = res.err().map(|e| {
+            format!(
+                "{name}: {} of {len} bytes at offset {}: {e}",
+                req.op.word(),
+                req.offset
+            )
+        });
+        let done = Completion {
+            slot,
+            buf,
+            done_ns,
+            error,
+        };
+        if done_tx.send(done).is_err() {
+            break;
         }
     }
 }

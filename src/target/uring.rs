@@ -20,6 +20,24 @@ use super::{AlignedBuf, Completion, IoQueue, TargetError};
 /// one): 8 at QD32, 1 below QD8.
 const REAP_SHARE: usize = 4;
 
+/// The most submissions a ring holds (the kernel's IORING_MAX_ENTRIES).
+const MAX_ENTRIES: u32 = 32768;
+
+/// The most buffers a ring registers (the kernel's IORING_MAX_REG_BUFFERS).
+pub const RING_MAX_BUFFERS: u32 = 16384;
+
+/// The error of a ring with registered buffers (`fixed_buffers`, one a slot) deeper than
+/// the kernel registers, or `None`.
+pub fn too_many_fixed_buffers(depth: u32) -> Option<String> {
+    (depth > RING_MAX_BUFFERS).then(|| {
+        format!(
+            "io_uring: fixed_buffers registers a buffer for each I/O in flight on a ring, at \
+             most {RING_MAX_BUFFERS} (the kernel's limit); queue depth {depth} is deeper \
+             (threads each have a ring: more threads, each shallower, do)"
+        )
+    })
+}
+
 /// A queue on an io_uring ring.
 pub struct UringQueue {
     ring: IoUring,
@@ -46,7 +64,9 @@ impl UringQueue {
         name: String,
         options: RingOptions,
     ) -> std::io::Result<UringQueue> {
-        let entries = depth.max(1).next_power_of_two();
+        // The kernel's ring holds at most 32,768 submissions (its completion queue, twice
+        // that, holds a whole queue of 65,535): a deeper queue submits as the ring fills.
+        let entries = depth.max(1).next_power_of_two().min(MAX_ENTRIES);
         let builder = || {
             let mut b = IoUring::builder();
             if options.hipri {
@@ -96,6 +116,12 @@ impl UringQueue {
         }
         if self.options.fixed_buffers {
             let slots = self.registered.len() as u32;
+            if let Some(m) = too_many_fixed_buffers(slots) {
+                return Err(Error::Target(TargetError::Unsupported(format!(
+                    "{}: {m}",
+                    self.name
+                ))));
+            }
             submitter.register_buffers_sparse(slots).map_err(|e| {
                 self.setup_error(
                     "fixed_buffers: cannot register buffers (Linux 5.19 or later)",
@@ -137,6 +163,17 @@ impl UringQueue {
             action: format!("io_uring: {action}"),
             error,
         })
+    }
+
+    /// Hands the queued submissions to the kernel without waiting for any completion.
+    fn submit_queued(&mut self) -> std::io::Result<()> {
+        loop {
+            match self.ring.submit() {
+                Ok(_) => return Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     fn wait(&mut self) -> std::io::Result<()> {
@@ -200,7 +237,13 @@ impl IoQueue for UringQueue {
         self.slots[slot as usize] = Some((buf, req));
         // SAFETY: the entry's buffer is owned by self.slots until the completion is reaped,
         // and Drop drains every in-flight I/O before the buffers are freed.
-        let pushed = unsafe { self.ring.submission().push(&entry) };
+        let mut pushed = unsafe { self.ring.submission().push(&entry) };
+        if pushed.is_err() {
+            // A queue deeper than the ring: what is queued goes to the kernel, making room.
+            self.submit_queued().map_err(|e| self.os_error(e))?;
+            // SAFETY: as above.
+            pushed = unsafe { self.ring.submission().push(&entry) };
+        }
         if pushed.is_err() {
             self.slots[slot as usize] = None;
             return Err(Error::Target(TargetError::Internal(
