@@ -739,6 +739,55 @@ fn an_offered_load_paces_simulated_and_real_drives_alike() {
     }
 }
 
+/// What a real target's engine cannot run is refused before any job of the run runs, the
+/// key named: before, a test in bursts on fio, or `io_uring:` options on psync, failed at
+/// its job, after the jobs before it and its own precondition had written to the drive
+/// (found by benches/generated-runs.py on a block device named for destruction).
+#[test]
+fn what_an_engine_cannot_run_is_refused_before_any_job_runs() {
+    let lab = TestLab::new();
+    let target = lab.file_drive("scratch", "8MiB");
+    let cases = [
+        (
+            "    engine: fio\n    burst: {size: 1MiB, duty_cycle: 20%}\n",
+            "tests[1].burst: on drive scratch, a test in bursts",
+        ),
+        (
+            "    engine: fio\n    steady_state: {max_rounds: 5, window: 5}\n",
+            "tests[1].steady_state: on drive scratch, a steady-state test",
+        ),
+        (
+            "    engine: psync\n    io_uring: {fixed_files: true}\n",
+            "tests[1].io_uring: on drive scratch, io_uring: fixed_files asked of the psync engine",
+        ),
+    ];
+    for (keys, says) in cases {
+        lab.write(
+            "suites/e.yaml",
+            &format!(
+                "name: e\ntitle: E\nseed: 1\ntests:\n  - {{id: first, title: First, operation: \
+                 write, pattern: sequential, block_size: 1MiB, span: full, queue_depth: 1, \
+                 passes: 1, metric: mb_per_s}}\n  - id: second\n    title: Second\n    \
+                 operation: write\n    pattern: random\n    block_size: 4KiB\n    span: full\n    \
+                 queue_depth: 1\n    duration: 0.2s\n    precondition: {{fill: 1}}\n    \
+                 metric: iops\n{keys}"
+            ),
+        );
+        let out = lab.roundup(&["run"]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{keys}");
+        assert!(
+            err.contains("suites/e.yaml:") && err.contains(says),
+            "{says} not in {err}"
+        );
+        assert!(
+            !target.exists(),
+            "the drive was written before the refusal: {keys}"
+        );
+        assert!(!lab.path().join("results").exists(), "{keys}");
+    }
+}
+
 /// A paced test ends at its duration's end, not at the next request's time after it
 /// (found by benches/generated-runs.py: 1 MB/s of 1 MiB reads shared by 16 threads, a
 /// 0.1-s test, waited 16.8 s for each thread's second request).

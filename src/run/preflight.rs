@@ -202,29 +202,53 @@ fn check_buffers(
     }
 }
 
-/// Checks what a real target's engine can keep in flight: on psync a thread an I/O
-/// ([`target::PSYNC_MAX_SLOTS`]; `auto` falls back to it only where the kernel has no
-/// io_uring, which the run checks), and with `io_uring: {fixed_buffers}` a registered
-/// buffer a slot of each ring ([`target::RING_MAX_BUFFERS`]).
+/// Checks that a real target's engine can run the job, before any job of the run is: fio
+/// (asked, or on a bench) neither a steady-state test nor bursts; psync no `io_uring:`
+/// options and a thread an I/O ([`target::PSYNC_MAX_SLOTS`]; `auto` falls back to it only
+/// where the kernel has no io_uring, which the run checks); io_uring polled completions a
+/// device with poll queues, and registered buffers a slot of each ring at most
+/// [`target::RING_MAX_BUFFERS`].
 fn check_engine(
     job: &Job,
-    kind: TargetKind,
+    info: &TargetInfo,
     engine: EngineChoice,
 ) -> std::result::Result<(), Misfit> {
     let w = &job.workload;
+    let misfit = |key, why: &str| Misfit {
+        key,
+        message: format!("on drive {}, {why}", job.drive),
+    };
+    if info.kind == TargetKind::Simulated {
+        return Ok(());
+    }
+    if engine == EngineChoice::Fio || info.identity.contains_key("bench") {
+        return match crate::engine::fio::jobfile::unsupported(w) {
+            Some((key, why)) => Err(misfit(key, why)),
+            None => Ok(()),
+        };
+    }
+    if engine == EngineChoice::Psync && w.io.ring.any() {
+        let why = format!(
+            "io_uring: {} asked of the psync engine (expected engine io_uring or auto)",
+            w.io.ring.words().join(", ")
+        );
+        return Err(misfit("io_uring", &why));
+    }
+    if let Some(why) =
+        w.io.ring
+            .hipri
+            .then(|| target::no_poll_queues(info))
+            .flatten()
+    {
+        return Err(misfit("io_uring", &why));
+    }
     let too_deep = match engine {
-        _ if kind == TargetKind::Simulated => None,
         EngineChoice::Psync => target::psync_too_deep(w.threads, w.queue_depth),
-        EngineChoice::Auto | EngineChoice::IoUring if w.io.ring.fixed_buffers => {
-            target::too_many_fixed_buffers(w.queue_depth)
-        }
+        _ if w.io.ring.fixed_buffers => target::too_many_fixed_buffers(w.queue_depth),
         _ => None,
     };
     match too_deep {
-        Some(m) => Err(Misfit {
-            key: "queue_depth",
-            message: format!("on drive {}, {m}", job.drive),
-        }),
+        Some(why) => Err(misfit("queue_depth", &why)),
         None => Ok(()),
     }
 }
@@ -286,7 +310,7 @@ impl<'a> Checker<'a, '_> {
                     check_buffers(job, trace.map(|t| &t.trace), span, lb, self.memory, buffers)
                         .map(|_| span)
                 })
-                .and_then(|span| check_engine(job, info.kind, engine).map(|_| span));
+                .and_then(|span| check_engine(job, info, engine).map(|_| span));
             match fits {
                 Ok(span) => checked.push(CheckedJob {
                     index: drive.first + k + 1,

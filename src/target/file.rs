@@ -336,21 +336,9 @@ impl Target for FileTarget {
                 ring.words().join(", ")
             ))));
         }
-        // Polled completions need poll queues; without them the kernel would complete by
-        // interrupt while the engine spins, or refuse the I/O: said before any is sent.
-        let poll = ["io_poll", "backing_io_poll"]
-            .iter()
-            .find_map(|k| self.info.identity.get(*k));
-        if ring.hipri && poll.is_some_and(|p| p == "0") {
-            let dev = ["kernel_name", "backing_kernel_name"]
-                .iter()
-                .find_map(|k| self.info.identity.get(*k))
-                .cloned()
-                .unwrap_or_default();
+        if let Some(why) = ring.hipri.then(|| no_poll_queues(&self.info)).flatten() {
             return Err(Error::Target(TargetError::Unsupported(format!(
-                "{name}: io_uring: hipri: polled completions need a device with poll queues, \
-                 such as NVMe loaded with poll_queues=N; {dev} has none \
-                 (/sys/block/{dev}/queue/io_poll is 0)"
+                "{name}: {why}"
             ))));
         }
         let mut out: Vec<Box<dyn IoQueue + Send + '_>> = Vec::new();
@@ -394,6 +382,27 @@ impl Target for FileTarget {
         }
         Ok(out)
     }
+}
+
+/// Why polled completions (`io_uring: {hipri}`) cannot run on the target, or `None`: they
+/// need poll queues, without which the kernel would complete by interrupt while the engine
+/// spins, or refuse the I/O.
+pub fn no_poll_queues(info: &TargetInfo) -> Option<String> {
+    let poll = ["io_poll", "backing_io_poll"]
+        .iter()
+        .find_map(|k| info.identity.get(*k));
+    poll.is_some_and(|p| p == "0").then(|| {
+        let dev = ["kernel_name", "backing_kernel_name"]
+            .iter()
+            .find_map(|k| info.identity.get(*k))
+            .cloned()
+            .unwrap_or_default();
+        format!(
+            "io_uring: hipri: polled completions need a device with poll queues, such as \
+             NVMe loaded with poll_queues=N; {dev} has none \
+             (/sys/block/{dev}/queue/io_poll is 0)"
+        )
+    })
 }
 
 /// Discards `len` bytes from `offset` of `file`: BLKDISCARD on a block device, a punched

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::error::TargetError;
 pub use buffer::AlignedBuf;
-pub use file::{psync_too_deep, FileTarget, PSYNC_MAX_SLOTS};
+pub use file::{no_poll_queues, psync_too_deep, FileTarget, PSYNC_MAX_SLOTS};
 pub use remote::RemoteTarget;
 pub use sim::SimpleSim;
 pub use uring::{too_many_fixed_buffers, RING_MAX_BUFFERS};

@@ -29,22 +29,30 @@ pub struct JobFileSpec<'a> {
     pub iolog: Option<&'a Path>,
 }
 
+/// What in the workload fio cannot run: the test's key and why, or `None`.
+pub fn unsupported(w: &Workload) -> Option<(&'static str, &'static str)> {
+    if w.steady_state.is_some() {
+        return Some((
+            "steady_state",
+            "a steady-state test (rounds until the SNIA criteria hold) does not run through \
+             fio; use engine io_uring or psync",
+        ));
+    }
+    if w.burst.is_some() {
+        return Some((
+            "burst",
+            "a test in bursts (idle for a share of each burst's time) does not run through \
+             fio, whose think time is fixed; use engine io_uring or psync",
+        ));
+    }
+    None
+}
+
 /// The job file, or what in the workload fio cannot run.
 pub fn job_file(spec: &JobFileSpec) -> Result<String, String> {
     let w = spec.workload;
-    if w.steady_state.is_some() {
-        return Err(
-            "a steady-state test (rounds until the SNIA criteria hold) does not run through \
-             fio; use engine io_uring or psync"
-                .into(),
-        );
-    }
-    if w.burst.is_some() {
-        return Err(
-            "a test in bursts (idle for a share of each burst's time) does not run through \
-             fio, whose think time is fixed; use engine io_uring or psync"
-                .into(),
-        );
+    if let Some((_, why)) = unsupported(w) {
+        return Err(why.into());
     }
     let mut s = String::from("[global]\n");
     let mut line = |k: &str, v: &dyn std::fmt::Display| {
