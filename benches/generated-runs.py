@@ -12,7 +12,8 @@ written):
   format (docs/lab-format.md) among values that are each valid alone, most combinations
   of which the preflight must refuse or the run must carry out;
 - a file of 64 or 256 MiB in the case's folder, a real drive on a random engine, with one
-  generated test (real I/O, O_DIRECT), its work bounded by the machine's time.
+  generated test (real I/O, O_DIRECT), its work bounded by the machine's time; with
+  `--device DEV`, half of them on that block device instead, named for destruction.
 A quarter of the generated tests, on either kind of drive, replay a small generated trace
 (blkparse, fio's iolog or MSR's CSV, trims and flushes too) with random replay keys.
 
@@ -23,7 +24,7 @@ listed with the input that caused it and kept in `--keep`. A run that takes more
 whole drive in 512 B requests), and the list says which to read.
 
     benches/generated-runs.py ROUNDUP_BIN [--lab DIR] [--seed N] [--cases N]
-        [--timeout S] [--slow S] [--keep DIR]
+        [--timeout S] [--slow S] [--keep DIR] [--device /dev/zram0]
 
 Exit status 1 when a case panicked, exited otherwise or timed out; 0 when none did.
 First found with it (2026-12-05): QD4 of 2 GiB writes on a simulated drive took 70 s and
@@ -254,6 +255,8 @@ def main():
     a.add_argument("--timeout", type=float, default=60.0)
     a.add_argument("--slow", type=float, default=15.0)
     a.add_argument("--keep", help="keep each failing case's lab here")
+    a.add_argument("--device", help="a block device to destroy: half the real cases run on "
+                   "it (its kernel name as destroy_data), e.g. /dev/zram0 with a disksize set")
     args = a.parse_args()
     rng = random.Random(args.seed)
     drives_dir = os.path.join(args.lab, "drives")
@@ -273,11 +276,19 @@ def main():
             else:
                 real = case % 3 == 2
                 if real:
-                    drive = "file.yaml"
-                    size = rng.choice(["64MiB", "256MiB"])
-                    text = (f"id: file\nvendor: gen\nmodel: a file\ncapacity: {size}\n"
-                            f"path: {os.path.join(work, 'file.bin')}\nsize: {size}\n"
-                            f"engine: {rng.choice(['auto', 'io_uring', 'psync', 'fio'])}\n")
+                    engine = rng.choice(["auto", "io_uring", "psync", "fio"])
+                    if args.device and rng.random() < 0.5:
+                        drive = "device.yaml"
+                        name = os.path.basename(args.device)
+                        text = (f"id: device\nvendor: gen\nmodel: a device\ncapacity: 1GB\n"
+                                f"path: {args.device}\ndestroy_data: {name}\n"
+                                f"engine: {engine}\n")
+                    else:
+                        drive = "file.yaml"
+                        size = rng.choice(["64MiB", "256MiB"])
+                        text = (f"id: file\nvendor: gen\nmodel: a file\ncapacity: {size}\n"
+                                f"path: {os.path.join(work, 'file.bin')}\nsize: {size}\n"
+                                f"engine: {engine}\n")
                 if rng.random() < 0.25:
                     name, trace = generated_trace(rng)
                     with open(os.path.join(work, name), "w") as f:
