@@ -62,6 +62,55 @@ fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap()
 }
 
+/// A replay's flushes reach fio as it reads them (`sync` with an offset and a length: a line
+/// of three fields is a file's action to fio, and was refused as "bad iolog file action");
+/// a trace with nothing but flushes is refused in words, where fio said only "failed
+/// initializing iolog" (both found by benches/generated-runs.py).
+#[test]
+fn fio_replays_a_traces_flushes_and_refuses_one_of_flushes_alone() {
+    if !has_fio() {
+        return;
+    }
+    let lab = TestLab::new();
+    let mut trace = String::from("fio version 3 iolog\n");
+    for i in 0..40u64 {
+        trace += &format!("{} /dev/sdb write {} 4096\n", i * 100, i * 8192);
+        if i % 10 == 9 {
+            trace += &format!("{} /dev/sdb sync\n", i * 100 + 50);
+        }
+    }
+    lab.write("traces/t.log", &trace);
+    lab.write(
+        "traces/flushes.log",
+        "fio version 3 iolog\n0 /dev/sdb sync\n10 /dev/sdb sync\n",
+    );
+    let suite = |trace: &str| {
+        format!(
+            "name: f\ntitle: F\nseed: 1\ntests:\n  - {{id: replay, title: Replay, kind: \
+             replay, trace: traces/{trace}, queue_depth: 4, span: 32MiB, metric: iops}}\n"
+        )
+    };
+    file_drive(&lab, "by-fio", "engine: fio\n");
+    lab.write("suites/f.yaml", &suite("t.log"));
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let replay = job_dir(&lab, "by-fio", "replay");
+    let fio: serde_json::Value =
+        serde_json::from_slice(&fs::read(replay.join("fio.json")).unwrap()).unwrap();
+    let job = &fio["jobs"][0];
+    assert_eq!(job["write"]["total_ios"], 40, "{job}");
+    assert_eq!(job["sync"]["total_ios"], 4, "{}", job["sync"]);
+
+    lab.write("suites/f.yaml", &suite("flushes.log"));
+    let out = lab.roundup(&["run"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("fio replays no trace without a read, write or trim"),
+        "{err}"
+    );
+}
+
 #[test]
 fn fio_engine_figures_equal_fios_own_and_agree_with_io_uring() {
     if !has_fio() {

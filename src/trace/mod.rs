@@ -124,7 +124,7 @@ pub struct TraceDevice {
 
 impl Trace {
     /// The trace in fio's iolog version 3 format, replaying on `device`: times in
-    /// microseconds (as fio writes and reads them); trims become `trim`, flushes `sync`.
+    /// microseconds (as fio writes and reads them); trims become `trim`, flushes `sync 0 0`.
     pub fn to_fio_iolog(&self, device: &str) -> String {
         let mut out = String::with_capacity(self.requests.len() * 40 + 64);
         out.push_str("fio version 3 iolog\n");
@@ -139,11 +139,13 @@ impl Trace {
                 TraceOp::Trim => "trim",
                 TraceOp::Flush => "sync",
             };
-            if r.op == TraceOp::Flush {
-                out.push_str(&format!("{us} {device} {action}\n"));
-            } else {
-                out.push_str(&format!("{us} {device} {action} {} {}\n", r.offset, r.len));
-            }
+            // fio reads a line of three fields as a file's action (add, open, close): a sync
+            // carries an offset and a length, of 0, as fio writes it.
+            let (offset, len) = match r.op {
+                TraceOp::Flush => (0, 0),
+                _ => (r.offset, r.len),
+            };
+            out.push_str(&format!("{us} {device} {action} {offset} {len}\n"));
         }
         out.push_str(&format!("{last} {device} close\n"));
         out

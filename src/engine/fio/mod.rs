@@ -67,6 +67,14 @@ fn iolog(
         };
         placed.push(at(time_ns, op, r.offset, r.len));
     }
+    // fio refuses an iolog with nothing to read, write or trim ("failed initializing iolog").
+    if placed.iter().all(|r| r.op == TraceOp::Flush) {
+        return Err(
+            "fio replays no trace without a read, write or trim (after the trims under a \
+             block are dropped); replay it through io_uring"
+                .into(),
+        );
+    }
     let placed = Trace {
         requests: placed,
         format: trace.format,
