@@ -630,6 +630,35 @@ fn precondition_purges_and_fills_the_span() {
         meta.blocks() * 512 >= 8 << 20,
         "the filled span is allocated again"
     );
+
+    // A span under a fill's 128 KiB request is filled in one request, by roundup's engine
+    // and fio's alike (it was not written at all, and fio refused it: found by
+    // benches/generated-runs.py).
+    lab.write(
+        "suites/small.yaml",
+        "name: small\ntitle: Small\ntests:\n  - {id: small, title: S, operation: read, pattern: \
+         random, block_size: 4KiB, span: 48KiB, queue_depth: 1, count: 10, metric: iops, \
+         precondition: {purge: true, fill: 2}}\n",
+    );
+    for engine in ["io_uring", "fio"] {
+        let out = lab.roundup(&["run", "--suite", "small", "--engine", engine]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        let m: serde_json::Value = serde_json::from_slice(
+            &fs::read(lab.path().join("results/drive=scratch/firmware=unknown/suite=small/test=small/variant=base/repeat=1/manifest.json"))
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            m["precondition"]["fill_bytes"],
+            2 * 48 * 1024,
+            "{engine}: {m}"
+        );
+        let head = fs::read(&target).unwrap();
+        assert!(
+            head[..48 << 10].iter().any(|&b| b != 0),
+            "{engine}: not written"
+        );
+    }
 }
 
 #[test]
@@ -1131,6 +1160,16 @@ fn a_queue_deeper_than_a_ring_runs_on_io_uring_and_what_cannot_hold_it_is_refuse
     ] {
         assert!(err.contains(says), "{says} not in {err}");
     }
+    assert!(!test.exists(), "a refused job left results");
+    // fio's io_uring engine makes a ring of iodepth entries, which the kernel refuses.
+    let out = lab.roundup(&["run", "--suite", "deep", "--engine", "fio"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("queue_depth: on drive scratch, fio's io_uring engine makes a ring")
+            && err.contains("at most 32768 (the kernel's limit), and queue depth 40000"),
+        "{err}"
+    );
     assert!(!test.exists(), "a refused job left results");
 
     let out = lab.roundup(&["run", "--suite", "deep", "--engine", "io_uring"]);

@@ -214,14 +214,17 @@ pub(super) fn precondition(
         fill_seconds: 0.0,
     };
     if p.fill > 0 {
-        const BLOCK: u64 = 128 * 1024;
+        // 128 KiB requests; a span smaller than that in one request of its whole logical
+        // blocks (it wrote nothing, and fio refused it).
+        let lb = (target.info().logical_block as u64).max(1);
+        let block = (128 * 1024).min(span / lb * lb).max(lb);
         let fill = Workload::simple(
             0,
             Pattern::Sequential,
-            BLOCK,
+            block,
             Span::Bytes(span),
             4,
-            Length::Count(span / BLOCK * p.fill as u64),
+            Length::Count(span / block * p.fill as u64),
         );
         let discard = |_: u32| -> Box<dyn SampleSink + Send> { Box::new(engine::Discard) };
         let ran = engine::run(

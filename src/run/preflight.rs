@@ -203,7 +203,8 @@ fn check_buffers(
 }
 
 /// Checks that a real target's engine can run the job, before any job of the run is: fio
-/// (asked, or on a bench) neither a steady-state test nor bursts; psync no `io_uring:`
+/// (asked, or on a bench) neither a steady-state test, nor bursts, nor a queue deeper than
+/// a ring; psync no `io_uring:`
 /// options and a thread an I/O ([`target::PSYNC_MAX_SLOTS`]; `auto` falls back to it only
 /// where the kernel has no io_uring, which the run checks); io_uring polled completions a
 /// device with poll queues, and registered buffers a slot of each ring at most
@@ -223,7 +224,7 @@ fn check_engine(
     }
     if engine == EngineChoice::Fio || info.identity.contains_key("bench") {
         return match crate::engine::fio::jobfile::unsupported(w) {
-            Some((key, why)) => Err(misfit(key, why)),
+            Some((key, why)) => Err(misfit(key, &why)),
             None => Ok(()),
         };
     }

@@ -27,7 +27,7 @@ pub use buffer::AlignedBuf;
 pub use file::{no_poll_queues, psync_too_deep, FileTarget, PSYNC_MAX_SLOTS};
 pub use remote::RemoteTarget;
 pub use sim::SimpleSim;
-pub use uring::{too_many_fixed_buffers, RING_MAX_BUFFERS};
+pub use uring::{too_many_fixed_buffers, RING_MAX_BUFFERS, RING_MAX_ENTRIES};
 
 use crate::drive::{Bench, DriveSpec, TargetSpec};
 use crate::error::Result;

@@ -21,7 +21,7 @@ use super::{AlignedBuf, Completion, IoQueue, TargetError};
 const REAP_SHARE: usize = 4;
 
 /// The most submissions a ring holds (the kernel's IORING_MAX_ENTRIES).
-const MAX_ENTRIES: u32 = 32768;
+pub const RING_MAX_ENTRIES: u32 = 32768;
 
 /// The most buffers a ring registers (the kernel's IORING_MAX_REG_BUFFERS).
 pub const RING_MAX_BUFFERS: u32 = 16384;
@@ -66,7 +66,7 @@ impl UringQueue {
     ) -> std::io::Result<UringQueue> {
         // The kernel's ring holds at most 32,768 submissions (its completion queue, twice
         // that, holds a whole queue of 65,535): a deeper queue submits as the ring fills.
-        let entries = depth.max(1).next_power_of_two().min(MAX_ENTRIES);
+        let entries = depth.max(1).next_power_of_two().min(RING_MAX_ENTRIES);
         let builder = || {
             let mut b = IoUring::builder();
             if options.hipri {

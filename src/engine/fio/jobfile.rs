@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::target::{FioFile, TargetKind};
+use crate::target::{FioFile, TargetKind, RING_MAX_ENTRIES};
 use crate::workload::{DataKind, Length, Pattern, RateLimit, ReplayMode, Workload};
 
 /// The name of the measured job in the job file (and in fio's JSON output).
@@ -30,19 +30,32 @@ pub struct JobFileSpec<'a> {
 }
 
 /// What in the workload fio cannot run: the test's key and why, or `None`.
-pub fn unsupported(w: &Workload) -> Option<(&'static str, &'static str)> {
+pub fn unsupported(w: &Workload) -> Option<(&'static str, String)> {
     if w.steady_state.is_some() {
         return Some((
             "steady_state",
             "a steady-state test (rounds until the SNIA criteria hold) does not run through \
-             fio; use engine io_uring or psync",
+             fio; use engine io_uring or psync"
+                .into(),
         ));
     }
     if w.burst.is_some() {
         return Some((
             "burst",
             "a test in bursts (idle for a share of each burst's time) does not run through \
-             fio, whose think time is fixed; use engine io_uring or psync",
+             fio, whose think time is fixed; use engine io_uring or psync"
+                .into(),
+        ));
+    }
+    if w.queue_depth > RING_MAX_ENTRIES {
+        return Some((
+            "queue_depth",
+            format!(
+                "fio's io_uring engine makes a ring of an entry for each I/O in flight, at most \
+                 {RING_MAX_ENTRIES} (the kernel's limit), and queue depth {} is deeper; use \
+                 engine io_uring, which submits a deeper queue as its ring fills",
+                w.queue_depth
+            ),
         ));
     }
     None
@@ -52,7 +65,7 @@ pub fn unsupported(w: &Workload) -> Option<(&'static str, &'static str)> {
 pub fn job_file(spec: &JobFileSpec) -> Result<String, String> {
     let w = spec.workload;
     if let Some((_, why)) = unsupported(w) {
-        return Err(why.into());
+        return Err(why);
     }
     let mut s = String::from("[global]\n");
     let mut line = |k: &str, v: &dyn std::fmt::Display| {
