@@ -817,6 +817,37 @@ fn what_an_engine_cannot_run_is_refused_before_any_job_runs() {
     }
 }
 
+/// A timed replay that opens with a trim waits on io_uring for its first request, due
+/// later: the ring, made to be enabled by the thread that first submits to it, was waited on
+/// before any submit and answered EBADFD (found by benches/generated-runs.py).
+#[test]
+fn a_timed_replay_opening_with_a_trim_waits_for_its_first_request_on_io_uring() {
+    let lab = TestLab::new();
+    lab.file_drive("scratch", "8MiB");
+    lab.write(
+        "traces/late.log",
+        "fio version 3 iolog\n0 /dev/sdb trim 0 65536\n20000 /dev/sdb write 0 4096\n\
+         20100 /dev/sdb read 8192 4096\n",
+    );
+    lab.write(
+        "suites/late.yaml",
+        "name: late\ntitle: Late\nseed: 1\ntests:\n  - {id: late, title: Late, kind: replay, \
+         trace: traces/late.log, mode: timed, queue_depth: 4, span: full, metric: iops}\n",
+    );
+    let out = lab.roundup(&["run", "--engine", "io_uring"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m: serde_json::Value = serde_json::from_slice(
+        &fs::read(lab.path().join(
+            "results/drive=scratch/firmware=unknown/suite=late/test=late/variant=base/repeat=1/manifest.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(m["engine"], "io_uring");
+    assert_eq!(m["outcome"]["ios"], 2, "{m}");
+    assert_eq!(m["outcome"]["replay"]["trims"], 1, "{m}");
+}
+
 /// A paced test ends at its duration's end, not at the next request's time after it
 /// (found by benches/generated-runs.py: 1 MB/s of 1 MiB reads shared by 16 threads, a
 /// 0.1-s test, waited 16.8 s for each thread's second request).

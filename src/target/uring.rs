@@ -165,6 +165,23 @@ impl UringQueue {
         })
     }
 
+    /// Enables a ring created disabled, from the thread that first uses it (a ring with
+    /// a single issuer takes its calls from that thread alone).
+    fn enable(&mut self) -> Result<()> {
+        if self.disabled {
+            let enabled = self.ring.submitter().register_enable_rings();
+            enabled.map_err(|e| {
+                Error::Target(TargetError::Os {
+                    target: self.name.clone(),
+                    action: "io_uring: cannot enable the ring".into(),
+                    error: e,
+                })
+            })?;
+            self.disabled = false;
+        }
+        Ok(())
+    }
+
     /// Hands the queued submissions to the kernel without waiting for any completion.
     fn submit_queued(&mut self) -> std::io::Result<()> {
         loop {
@@ -205,17 +222,7 @@ impl IoQueue for UringQueue {
     }
 
     fn submit(&mut self, slot: u32, req: IoRequest, mut buf: AlignedBuf) -> Result<()> {
-        if self.disabled {
-            let enabled = self.ring.submitter().register_enable_rings();
-            enabled.map_err(|e| {
-                Error::Target(TargetError::Os {
-                    target: self.name.clone(),
-                    action: "io_uring: cannot enable the ring".into(),
-                    error: e,
-                })
-            })?;
-            self.disabled = false;
-        }
+        self.enable()?;
         if !self.set_up {
             self.set_up()?;
         }
@@ -255,6 +262,8 @@ impl IoQueue for UringQueue {
     }
 
     fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
+        // A timed replay's first request may be due later: the loop waits before it submits.
+        self.enable()?;
         let now = self.now();
         if now < until && self.ring.completion().is_empty() {
             let left = until - now;
