@@ -9,6 +9,20 @@ use std::fs;
 use common::{files, read_parquet, stderr, stdout, TestLab, TINY_SUITE};
 use polars::prelude::*;
 
+/// The manifest of `test`'s base variant, first repeat, on `drive` under `firmware`.
+fn first_manifest(
+    lab: &TestLab,
+    drive: &str,
+    firmware: &str,
+    suite: &str,
+    test: &str,
+) -> serde_json::Value {
+    let path = lab.path().join(format!(
+        "results/drive={drive}/firmware={firmware}/suite={suite}/test={test}/variant=base/repeat=1/manifest.json"
+    ));
+    serde_json::from_slice(&fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"))).unwrap()
+}
+
 #[test]
 fn tiny_suite_on_a_file_and_a_simulated_drive() {
     let lab = TestLab::new();
@@ -643,11 +657,7 @@ fn precondition_purges_and_fills_the_span() {
     for engine in ["io_uring", "fio"] {
         let out = lab.roundup(&["run", "--suite", "small", "--engine", engine]);
         assert!(out.status.success(), "{engine}: {}", stderr(&out));
-        let m: serde_json::Value = serde_json::from_slice(
-            &fs::read(lab.path().join("results/drive=scratch/firmware=unknown/suite=small/test=small/variant=base/repeat=1/manifest.json"))
-                .unwrap(),
-        )
-        .unwrap();
+        let m = first_manifest(&lab, "scratch", "unknown", "small", "small");
         assert_eq!(
             m["precondition"]["fill_bytes"],
             2 * 48 * 1024,
@@ -836,13 +846,7 @@ fn a_timed_replay_opening_with_a_trim_waits_for_its_first_request_on_io_uring() 
     );
     let out = lab.roundup(&["run", "--engine", "io_uring"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let m: serde_json::Value = serde_json::from_slice(
-        &fs::read(lab.path().join(
-            "results/drive=scratch/firmware=unknown/suite=late/test=late/variant=base/repeat=1/manifest.json",
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let m = first_manifest(&lab, "scratch", "unknown", "late", "late");
     assert_eq!(m["engine"], "io_uring");
     assert_eq!(m["outcome"]["ios"], 2, "{m}");
     assert_eq!(m["outcome"]["replay"]["trims"], 1, "{m}");
@@ -863,13 +867,7 @@ fn a_paced_test_ends_when_its_duration_does() {
     lab.sim_drive("sim-a", "Alpha", "A1", 8);
     let out = lab.roundup(&["run", "-q"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let m: serde_json::Value = serde_json::from_slice(
-        &fs::read(lab.path().join(
-            "results/drive=sim-a/firmware=A1/suite=r/test=slow/variant=base/repeat=1/manifest.json",
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let m = first_manifest(&lab, "sim-a", "A1", "r", "slow");
     // Requests at 0, 0.5 and 1 s; the next, at 1.5 s, is after the end (1.1 s, virtual).
     assert_eq!(m["outcome"]["ios"], 3, "{m}");
     let end = m["outcome"]["end_ns"].as_u64().unwrap();
@@ -1010,13 +1008,7 @@ fn a_histogram_only_job_keeps_no_rows_and_renders() {
         !stored.iter().any(|f| f.ends_with("samples.parquet")),
         "{stored:?}"
     );
-    let m: serde_json::Value = serde_json::from_slice(
-        &fs::read(lab.path().join(
-            "results/drive=sim-a/firmware=A1/suite=h/test=write/variant=base/repeat=1/manifest.json",
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let m = first_manifest(&lab, "sim-a", "A1", "h", "write");
     assert_eq!(m["samples"], "histogram");
     assert_eq!(m["samples_rows"], 0);
     assert!(m["histogram"]["rows"].as_u64().unwrap() > 0);
