@@ -243,7 +243,7 @@ fn fio_engine_figures_equal_fios_own_and_agree_with_io_uring() {
 }
 
 #[test]
-fn fio_missing_or_a_job_it_cannot_run_fails_the_job_and_stores_nothing() {
+fn fio_missing_or_a_job_it_cannot_run_fails_and_stores_nothing() {
     if !has_fio() {
         return;
     }
@@ -253,13 +253,18 @@ fn fio_missing_or_a_job_it_cannot_run_fails_the_job_and_stores_nothing() {
         "name: f\ntitle: t\nseed: 1\ntests:\n  - {id: steady, title: Steady, operation: write, pattern: random, block_size: 4KiB, span: 8MiB, queue_depth: 1, duration: 1s, metric: iops, steady_state: {max_rounds: 5}}\n  - {id: plain, title: Plain, operation: read, pattern: random, block_size: 4KiB, span: 8MiB, queue_depth: 1, count: 100, metric: iops}\n",
     );
     file_drive(&lab, "by-fio", "engine: fio\n");
+    // A job fio cannot run is refused before the run starts, pointing at its key: nothing
+    // runs, nothing is stored.
     let out = lab.roundup(&["run"]);
     assert!(!out.status.success());
     let text = stdout(&out) + &stderr(&out);
-    assert!(text.contains("steady-state test"), "{text}");
-    assert!(!job_dir(&lab, "by-fio", "steady")
-        .join("manifest.json")
-        .exists());
+    assert!(
+        text.contains("tests[0].steady_state: on drive by-fio, a steady-state test"),
+        "{text}"
+    );
+    assert!(!lab.path().join("results").exists());
+    let out = lab.roundup(&["run", "--test", "plain"]);
+    assert!(out.status.success(), "{}", stderr(&out));
     assert!(job_dir(&lab, "by-fio", "plain")
         .join("manifest.json")
         .exists());

@@ -182,7 +182,10 @@ pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> R
         }
     }
     out.measured_ns = out.end_ns.saturating_sub(first.min(out.end_ns));
-    out.mean_depth = super::mean_depth(latency_sum_ns, out.measured_ns);
+    // fio logs completions to the millisecond, so a run of a few milliseconds can seem
+    // shorter than it was, and more in flight than fio kept: at most what it was given.
+    let most = job.workload.threads.max(1) as f64 * job.workload.queue_depth.max(1) as f64;
+    out.mean_depth = super::mean_depth(latency_sum_ns, out.measured_ns).map(|d| d.min(most));
     (report.progress)(Tick {
         done: 1.0,
         ios: out.ios,
