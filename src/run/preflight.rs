@@ -204,25 +204,32 @@ fn check_buffers(
 
 /// Checks that a real target's engine can run the job, before any job of the run is: fio
 /// (asked, or on a bench) neither a steady-state test, nor bursts, nor a queue deeper than
-/// a ring; psync no `io_uring:`
+/// a ring, nor a replay on another machine's bench; psync no `io_uring:`
 /// options and a thread an I/O ([`target::PSYNC_MAX_SLOTS`]; `auto` falls back to it only
 /// where the kernel has no io_uring, which the run checks); io_uring polled completions a
 /// device with poll queues, and registered buffers a slot of each ring at most
 /// [`target::RING_MAX_BUFFERS`].
 fn check_engine(
-    job: &Job,
+    drive: &str,
+    w: &Workload,
     info: &TargetInfo,
     engine: EngineChoice,
 ) -> std::result::Result<(), Misfit> {
-    let w = &job.workload;
     let misfit = |key, why: &str| Misfit {
         key,
-        message: format!("on drive {}, {why}", job.drive),
+        message: format!("on drive {drive}, {why}"),
     };
     if info.kind == TargetKind::Simulated {
         return Ok(());
     }
-    if engine == EngineChoice::Fio || info.identity.contains_key("bench") {
+    let bench = info.identity.get("bench");
+    if engine == EngineChoice::Fio || bench.is_some() {
+        let away = bench
+            .and_then(|b| b.parse::<crate::drive::Bench>().ok())
+            .is_some_and(|b| !b.is_loopback());
+        if away && w.replay.is_some() {
+            return Err(misfit("trace", crate::engine::fio::REPLAY_ON_A_BENCH));
+        }
         return match crate::engine::fio::jobfile::unsupported(w) {
             Some((key, why)) => Err(misfit(key, &why)),
             None => Ok(()),
@@ -311,7 +318,9 @@ impl<'a> Checker<'a, '_> {
                     check_buffers(job, trace.map(|t| &t.trace), span, lb, self.memory, buffers)
                         .map(|_| span)
                 })
-                .and_then(|span| check_engine(job, info, engine).map(|_| span));
+                .and_then(|span| {
+                    check_engine(&job.drive, &job.workload, info, engine).map(|_| span)
+                });
             match fits {
                 Ok(span) => checked.push(CheckedJob {
                     index: drive.first + k + 1,
@@ -709,6 +718,78 @@ mod tests {
             name: name.into(),
             source,
         }
+    }
+
+    /// A file target: on a bench when `bench` is given.
+    fn file(bench: Option<&str>) -> TargetInfo {
+        let identity = bench
+            .map(|b| BTreeMap::from([("bench".to_string(), b.to_string())]))
+            .unwrap_or_default();
+        TargetInfo {
+            kind: TargetKind::File,
+            identity,
+            ..device("1")
+        }
+    }
+
+    #[test]
+    fn what_an_engine_cannot_run_is_named_by_its_key() {
+        use crate::workload::{Burst, Length, Pattern, ReplaySpec, Span, TraceInput};
+        let plain = Workload::simple(0, Pattern::Random, 4096, Span::Full, 4, Length::Count(10));
+        let key = |w: &Workload, info: &TargetInfo, engine| {
+            check_engine("d", w, info, engine).err().map(|m| m.key)
+        };
+        let (here, far, near) = (
+            file(None),
+            file(Some("192.0.2.1:8765")),
+            file(Some("127.0.0.1:8765")),
+        );
+        assert_eq!(key(&plain, &here, EngineChoice::Fio), None);
+        let replay = Workload {
+            replay: Some(ReplaySpec {
+                trace: TraceInput::File {
+                    path: "t.log".into(),
+                    format: None,
+                },
+                mode: Default::default(),
+                time_scale: 1.0,
+                max_idle: None,
+                remap: Default::default(),
+            }),
+            ..plain.clone()
+        };
+        // Another machine's bench cannot read the iolog; this machine's can.
+        assert_eq!(key(&replay, &far, EngineChoice::Auto), Some("trace"));
+        assert_eq!(key(&replay, &near, EngineChoice::Auto), None);
+        assert_eq!(key(&replay, &here, EngineChoice::Fio), None);
+        // Bursts on fio, asked or on a bench; not on io_uring.
+        let bursts = Workload {
+            burst: Some(Burst {
+                bytes: 1 << 20,
+                duty_cycle: 0.2,
+            }),
+            ..plain.clone()
+        };
+        assert_eq!(key(&bursts, &here, EngineChoice::Fio), Some("burst"));
+        assert_eq!(key(&bursts, &near, EngineChoice::Auto), Some("burst"));
+        assert_eq!(key(&bursts, &here, EngineChoice::IoUring), None);
+        // Ring options on psync, and depths past what each engine holds.
+        let mut ring = plain.clone();
+        ring.io.ring.fixed_files = true;
+        assert_eq!(key(&ring, &here, EngineChoice::Psync), Some("io_uring"));
+        let deep = Workload {
+            queue_depth: 40_000,
+            ..plain.clone()
+        };
+        assert_eq!(key(&deep, &here, EngineChoice::Psync), Some("queue_depth"));
+        assert_eq!(key(&deep, &here, EngineChoice::Fio), Some("queue_depth"));
+        assert_eq!(key(&deep, &here, EngineChoice::IoUring), None);
+        // A model runs whatever its queue is given.
+        let model = TargetInfo {
+            kind: TargetKind::Simulated,
+            ..here.clone()
+        };
+        assert_eq!(key(&deep, &model, EngineChoice::Psync), None);
     }
 
     #[test]

@@ -88,6 +88,10 @@ fn iolog(
     Ok(placed.to_fio_iolog(name))
 }
 
+/// Why a replay does not run on another machine's bench.
+pub const REPLAY_ON_A_BENCH: &str = "a replay cannot run on another machine's bench: fio's \
+    client does not send the iolog to the server; replay it on this machine";
+
 /// Runs `job` with fio on `file` (here, or on its bench); `block` is the target's logical
 /// block, to which a replay's requests are aligned.
 pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> Result<Ran> {
@@ -105,11 +109,7 @@ pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> R
         // fio's client sends a server the job file, not the files it names: a bench reads
         // the iolog from its own file system, which is this machine's only on this machine.
         (Some(_), Some(_)) if bench.is_some_and(|b| !b.is_loopback()) => {
-            return Err(fail(
-                "a replay cannot run on another machine's bench: fio's client does not send \
-                 the iolog to the server; replay it on this machine"
-                    .into(),
-            ))
+            return Err(fail(REPLAY_ON_A_BENCH.into()))
         }
         (Some(trace), Some(spec)) => {
             let text = iolog(trace, spec, job.span, block, file).map_err(&fail)?;
