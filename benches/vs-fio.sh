@@ -5,7 +5,8 @@
 #   benches/vs-fio.sh [--runtime SECONDS] [--rounds N] [--targets file,zram,loop] [--jobs ID,...] [--out FILE]
 #
 # Jobs: 4 KiB random read and write at QD32 and QD1 reads, 128 KiB sequential reads at QD1,
-# and 4 KiB random read and write at QD32 × 4 threads (a ring each; fio: numjobs=4); the
+# 4 KiB random reads at QD4096 and QD32768 (fio's deepest ring), and 4 KiB random read and
+# write at QD32 × 4 threads (a ring each; fio: numjobs=4); the
 # `-fixed` jobs register buffers and file in both tools, `-pinned` also pins the threads. The
 # mean depth column is IOPS × mean latency (Little's law) for both tools; the device's depth
 # and latency are what the block layer counted (roundup's manifest `device`, over the

@@ -30,6 +30,10 @@ JOBS = [
     ("randread-4k-qd32-fixed", "read", "random", "4KiB", 32, "randread", 4096, 1, "fixed"),
     ("randread-4k-qd32t4-fixed", "read", "random", "4KiB", 32, "randread", 4096, 4, "fixed"),
     ("randread-4k-qd32t4-pinned", "read", "random", "4KiB", 32, "randread", 4096, 4, "pinned"),
+    # Deep queues: 4,096, and fio's deepest, 32,768 (its io_uring ring is the kernel's, at
+    # most 32,768 entries; roundup's submits a deeper queue as its ring fills).
+    ("randread-4k-qd4096", "read", "random", "4KiB", 4096, "randread", 4096, 1),
+    ("randread-4k-qd32768", "read", "random", "4KiB", 32768, "randread", 4096, 1),
 ]
 
 
