@@ -204,11 +204,9 @@ fn check_buffers(
 
 /// Checks that a real target's engine can run the job, before any job of the run is: fio
 /// (asked, or on a bench) neither a steady-state test, nor bursts, nor a queue deeper than
-/// a ring, nor a replay on another machine's bench; psync no `io_uring:`
-/// options and a thread an I/O ([`target::PSYNC_MAX_SLOTS`]; `auto` falls back to it only
-/// where the kernel has no io_uring, which the run checks); io_uring polled completions a
-/// device with poll queues, and registered buffers a slot of each ring at most
-/// [`target::RING_MAX_BUFFERS`].
+/// a ring, nor a replay on another machine's bench; psync and io_uring what
+/// [`target::engine_refusal`] allows (`auto` falls back to psync only where the kernel has
+/// no io_uring, which the run checks).
 fn check_engine(
     drive: &str,
     w: &Workload,
@@ -235,28 +233,8 @@ fn check_engine(
             None => Ok(()),
         };
     }
-    if engine == EngineChoice::Psync && w.io.ring.any() {
-        let why = format!(
-            "io_uring: {} asked of the psync engine (expected engine io_uring or auto)",
-            w.io.ring.words().join(", ")
-        );
-        return Err(misfit("io_uring", &why));
-    }
-    if let Some(why) =
-        w.io.ring
-            .hipri
-            .then(|| target::no_poll_queues(info))
-            .flatten()
-    {
-        return Err(misfit("io_uring", &why));
-    }
-    let too_deep = match engine {
-        EngineChoice::Psync => target::psync_too_deep(w.threads, w.queue_depth),
-        _ if w.io.ring.fixed_buffers => target::too_many_fixed_buffers(w.queue_depth),
-        _ => None,
-    };
-    match too_deep {
-        Some(why) => Err(misfit("queue_depth", &why)),
+    match target::engine_refusal(info, engine, w.threads, w.queue_depth, &w.io.ring) {
+        Some((key, why)) => Err(misfit(key, &why)),
         None => Ok(()),
     }
 }

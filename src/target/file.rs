@@ -13,11 +13,11 @@ use std::time::Instant;
 use crate::drive::PathTarget;
 use crate::error::{Error, Result};
 use crate::io::{Command, EngineChoice, IoRequest, Op};
-use crate::workload::IoOptions;
 use crate::workload::{DataFiller, DataKind};
+use crate::workload::{IoOptions, RingOptions};
 
 use super::diskstats::BlockStat;
-use super::uring::UringQueue;
+use super::uring::{too_many_fixed_buffers, UringQueue};
 use super::{device, AlignedBuf, Completion, IoQueue, Target, TargetError, TargetInfo, TargetKind};
 
 /// The sidecar that marks a file as created by roundup (so it may be written and removed).
@@ -330,13 +330,7 @@ impl Target for FileTarget {
         let name = self.info.path.clone().unwrap_or_default();
         let ring = io.ring;
         let asks_ring = ring.any();
-        if asks_ring && engine == EngineChoice::Psync {
-            return Err(Error::Target(TargetError::Unsupported(format!(
-                "{name}: io_uring: {} asked of the psync engine (expected engine io_uring or auto)",
-                ring.words().join(", ")
-            ))));
-        }
-        if let Some(why) = ring.hipri.then(|| no_poll_queues(&self.info)).flatten() {
+        if let Some((_, why)) = engine_refusal(&self.info, engine, threads, depth, &ring) {
             return Err(Error::Target(TargetError::Unsupported(format!(
                 "{name}: {why}"
             ))));
@@ -384,10 +378,41 @@ impl Target for FileTarget {
     }
 }
 
+/// What `engine` cannot run on this file or device, and the test's key it comes from, or
+/// `None`: psync takes no `io_uring:` options and runs a thread an I/O (at most
+/// [`PSYNC_MAX_SLOTS`]); polled completions need a device with poll queues; registered
+/// buffers are at most the kernel's 16,384 a ring. The preflight asks before any job runs,
+/// [`Target::queues`] again as it makes the queues.
+pub fn engine_refusal(
+    info: &TargetInfo,
+    engine: EngineChoice,
+    threads: u32,
+    depth: u32,
+    ring: &RingOptions,
+) -> Option<(&'static str, String)> {
+    if engine == EngineChoice::Psync {
+        if ring.any() {
+            let why = format!(
+                "io_uring: {} asked of the psync engine (expected engine io_uring or auto)",
+                ring.words().join(", ")
+            );
+            return Some(("io_uring", why));
+        }
+        return psync_too_deep(threads, depth).map(|why| ("queue_depth", why));
+    }
+    if let Some(why) = ring.hipri.then(|| no_poll_queues(info)).flatten() {
+        return Some(("io_uring", why));
+    }
+    ring.fixed_buffers
+        .then(|| too_many_fixed_buffers(depth))
+        .flatten()
+        .map(|why| ("queue_depth", why))
+}
+
 /// Why polled completions (`io_uring: {hipri}`) cannot run on the target, or `None`: they
 /// need poll queues, without which the kernel would complete by interrupt while the engine
 /// spins, or refuse the I/O.
-pub fn no_poll_queues(info: &TargetInfo) -> Option<String> {
+fn no_poll_queues(info: &TargetInfo) -> Option<String> {
     let poll = ["io_poll", "backing_io_poll"]
         .iter()
         .find_map(|k| info.identity.get(*k));
@@ -469,7 +494,7 @@ const PSYNC_STACK: usize = 256 << 10;
 pub const PSYNC_MAX_SLOTS: u64 = 4096;
 
 /// The error of a psync job deeper than [`PSYNC_MAX_SLOTS`], or `None`.
-pub fn psync_too_deep(threads: u32, depth: u32) -> Option<String> {
+fn psync_too_deep(threads: u32, depth: u32) -> Option<String> {
     let slots = threads as u64 * depth as u64;
     (slots > PSYNC_MAX_SLOTS).then(|| {
         format!(

@@ -24,10 +24,10 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::error::TargetError;
 pub use buffer::AlignedBuf;
-pub use file::{no_poll_queues, psync_too_deep, FileTarget, PSYNC_MAX_SLOTS};
+pub use file::{engine_refusal, FileTarget, PSYNC_MAX_SLOTS};
 pub use remote::RemoteTarget;
 pub use sim::SimpleSim;
-pub use uring::{too_many_fixed_buffers, RING_MAX_BUFFERS, RING_MAX_ENTRIES};
+pub use uring::RING_MAX_ENTRIES;
 
 use crate::drive::{Bench, DriveSpec, TargetSpec};
 use crate::error::Result;

@@ -24,11 +24,11 @@ const REAP_SHARE: usize = 4;
 pub const RING_MAX_ENTRIES: u32 = 32768;
 
 /// The most buffers a ring registers (the kernel's IORING_MAX_REG_BUFFERS).
-pub const RING_MAX_BUFFERS: u32 = 16384;
+const RING_MAX_BUFFERS: u32 = 16384;
 
 /// The error of a ring with registered buffers (`fixed_buffers`, one a slot) deeper than
 /// the kernel registers, or `None`.
-pub fn too_many_fixed_buffers(depth: u32) -> Option<String> {
+pub(super) fn too_many_fixed_buffers(depth: u32) -> Option<String> {
     (depth > RING_MAX_BUFFERS).then(|| {
         format!(
             "io_uring: fixed_buffers registers a buffer for each I/O in flight on a ring, at \
@@ -116,12 +116,6 @@ impl UringQueue {
         }
         if self.options.fixed_buffers {
             let slots = self.registered.len() as u32;
-            if let Some(m) = too_many_fixed_buffers(slots) {
-                return Err(Error::Target(TargetError::Unsupported(format!(
-                    "{}: {m}",
-                    self.name
-                ))));
-            }
             submitter.register_buffers_sparse(slots).map_err(|e| {
                 self.setup_error(
                     "fixed_buffers: cannot register buffers (Linux 5.19 or later)",
