@@ -55,6 +55,9 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         "{}",
         stdout(&out)
     );
+    let out = lab.roundup(&["commentary", "init", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "--quiet lists no files");
     assert_eq!(fs::read_to_string(&path).unwrap(), edited);
     let out = lab.roundup(&["render"]);
     assert!(
@@ -196,9 +199,14 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
             && err.contains("`roundup commentary stale` lists them"),
         "{err}"
     );
+    // `--quiet`: what was written is not listed; the files change all the same.
+    let out = lab.roundup(&["commentary", "accept", "suites/tiny", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert!(fs::read_to_string(&path).unwrap() != accepted);
     let out = lab.roundup(&["commentary", "accept", "suites/tiny"]);
     assert!(
-        stdout(&out).contains("commentary/suites/tiny.md: 6 slots now record the figures shown"),
+        stdout(&out).contains("no stale slots to accept"),
         "{}",
         stdout(&out)
     );

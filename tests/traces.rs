@@ -183,8 +183,17 @@ fn a_parquet_trace_is_checked_as_a_text_trace_is() {
         cmd.extend_from_slice(args);
         let o = lab.roundup(&cmd);
         assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!("wrote 2 requests to {}\n", output.display())
+        );
         let bytes = std::fs::read(&output).unwrap();
         assert_eq!(bytes.starts_with(b"PAR1"), parquet, "{out} {args:?}");
+        // `--quiet` leaves out the list of files written.
+        cmd.push("-q");
+        let o = lab.roundup(&cmd);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!((stdout(&o), stderr(&o)), (String::new(), String::new()));
     }
 }
 

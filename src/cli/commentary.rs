@@ -55,11 +55,11 @@ pub fn init(lab_dir: &Path, only: Option<&str>, compare: &CompareArgs) -> Result
         let existing = lab.commentary.get(&page).map(|c| &c.spec);
         let (new_text, added) = commentary::merge(existing, &text, &slots);
         if added.is_empty() {
-            outln!("{}: all {} slots present", file_of(&page), slots.len());
+            info!("{}: all {} slots present", file_of(&page), slots.len());
             continue;
         }
         store::write_atomic(&path, new_text.as_bytes())?;
-        outln!(
+        info!(
             "{}: added {} of {} slots",
             file_of(&page),
             added.len(),
@@ -142,7 +142,7 @@ pub fn accept(
         let text = std::fs::read_to_string(&path)?;
         let (new_text, changed) = commentary::accept(&text, &now);
         if changed.is_empty() {
-            outln!(
+            info!(
                 "{}: {} already recorded the figures shown now",
                 file_of(&page),
                 named.join(", ")
@@ -150,7 +150,7 @@ pub fn accept(
             continue;
         }
         store::write_atomic(&path, new_text.as_bytes())?;
-        outln!(
+        info!(
             "{}: {} now {} the figures shown: {}",
             file_of(&page),
             Counted(changed.len(), "slot"),
@@ -164,7 +164,7 @@ pub fn accept(
         total += changed.len();
     }
     if total == 0 && named.is_empty() {
-        outln!("no stale slots to accept");
+        info!("no stale slots to accept");
     }
     Ok(())
 }

@@ -129,7 +129,7 @@ enum Command {
         #[arg(long, value_name = "newer|DIR")]
         prefer: Option<String>,
     },
-    /// Work with block I/O traces (import, statistics, export).
+    /// Work with block I/O traces: statistics, generation from a profile, conversion.
     #[command(subcommand)]
     Trace(TraceCommand),
     /// The reviewer's commentary files.

@@ -81,7 +81,10 @@ fn write_trace(
     } else {
         store::write_atomic(out, t.to_fio_iolog(device).as_bytes())?;
     }
-    eprintln!("wrote {} requests to {}", t.requests.len(), out.display());
+    // On standard error, so that statistics (JSON too) are all that standard output holds.
+    if !super::quiet() {
+        eprintln!("wrote {} requests to {}", t.requests.len(), out.display());
+    }
     Ok(())
 }
 
