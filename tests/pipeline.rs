@@ -1098,7 +1098,15 @@ fn registered_buffers_files_and_pinned_threads_write_what_the_plain_ring_writes(
 
     // What cannot be done is said, naming the option: (test keys, run arguments, what the
     // error says).
-    let refused: [(&str, &[&str], &[&str]); 5] = [
+    let refused: [(&str, &[&str], &[&str]); 6] = [
+        (
+            "    io_uring: {hipri: true}\n",
+            &["--engine", "fio"],
+            &[
+                "suites/rings.yaml:",
+                "io_uring: on drive scratch, io_uring: hipri: polled completions need a device",
+            ],
+        ),
         (
             "    cpus: [4000]\n",
             &[],

@@ -204,12 +204,15 @@ fn check_buffers(
 
 /// Checks that a real target's engine can run the job, before any job of the run is: fio
 /// (asked, or on a bench) neither a steady-state test, nor bursts, nor a queue deeper than
-/// a ring, nor a replay on another machine's bench; psync and io_uring what
+/// a ring, nor a replay on another machine's bench or one fio refuses
+/// ([`crate::engine::fio::replay_refusal`]), nor polled completions on a device without
+/// poll queues; psync and io_uring what
 /// [`target::engine_refusal`] allows (`auto` falls back to psync only where the kernel has
 /// no io_uring, which the run checks).
 fn check_engine(
     drive: &str,
     w: &Workload,
+    trace: Option<&Trace>,
     info: &TargetInfo,
     engine: EngineChoice,
 ) -> std::result::Result<(), Misfit> {
@@ -227,6 +230,20 @@ fn check_engine(
             .is_some_and(|b| !b.is_loopback());
         if away && w.replay.is_some() {
             return Err(misfit("trace", crate::engine::fio::REPLAY_ON_A_BENCH));
+        }
+        let refusal = trace
+            .zip(info.path.as_deref())
+            .and_then(|(trace, path)| crate::engine::fio::replay_refusal(trace, path));
+        if let Some((key, why)) = refusal {
+            return Err(misfit(key, &why));
+        }
+        if let Some(why) =
+            w.io.ring
+                .hipri
+                .then(|| target::no_poll_queues(info))
+                .flatten()
+        {
+            return Err(misfit("io_uring", &why));
         }
         return match crate::engine::fio::jobfile::unsupported(w) {
             Some((key, why)) => Err(misfit(key, &why)),
@@ -297,7 +314,14 @@ impl<'a> Checker<'a, '_> {
                         .map(|_| span)
                 })
                 .and_then(|span| {
-                    check_engine(&job.drive, &job.workload, info, engine).map(|_| span)
+                    check_engine(
+                        &job.drive,
+                        &job.workload,
+                        trace.map(|t| &t.trace),
+                        info,
+                        engine,
+                    )
+                    .map(|_| span)
                 });
             match fits {
                 Ok(span) => checked.push(CheckedJob {
@@ -665,6 +689,7 @@ fn read_trace(lab: &Lab, input: &TraceInput) -> Result<Trace> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::TraceOp;
     use std::path::Path;
 
     /// What a block device with this firmware reports.
@@ -715,7 +740,9 @@ mod tests {
         use crate::workload::{Burst, Length, Pattern, ReplaySpec, Span, TraceInput};
         let plain = Workload::simple(0, Pattern::Random, 4096, Span::Full, 4, Length::Count(10));
         let key = |w: &Workload, info: &TargetInfo, engine| {
-            check_engine("d", w, info, engine).err().map(|m| m.key)
+            check_engine("d", w, None, info, engine)
+                .err()
+                .map(|m| m.key)
         };
         let (here, far, near) = (
             file(None),
@@ -740,6 +767,48 @@ mod tests {
         assert_eq!(key(&replay, &far, EngineChoice::Auto), Some("trace"));
         assert_eq!(key(&replay, &near, EngineChoice::Auto), None);
         assert_eq!(key(&replay, &here, EngineChoice::Fio), None);
+        // What fio's iolog cannot hold: a trace of flushes alone, a path with a space.
+        let request = |op| crate::trace::TraceRequest {
+            time_ns: 0,
+            op,
+            offset: 0,
+            len: 4096,
+            complete_ns: None,
+            qd: None,
+            process: None,
+        };
+        let trace = |ops: &[TraceOp]| Trace {
+            requests: ops.iter().map(|&op| request(op)).collect(),
+            format: crate::trace::Format::Blkparse,
+            skipped: 0,
+            devices: Vec::new(),
+        };
+        let traced = |t: &Trace, info: &TargetInfo, engine| {
+            check_engine("d", &replay, Some(t), info, engine)
+                .err()
+                .map(|m| m.key)
+        };
+        let flushes = trace(&[TraceOp::Flush, TraceOp::Trim]);
+        let writes = trace(&[TraceOp::Flush, TraceOp::Write]);
+        assert_eq!(traced(&flushes, &here, EngineChoice::Fio), Some("trace"));
+        assert_eq!(traced(&flushes, &near, EngineChoice::Auto), Some("trace"));
+        assert_eq!(traced(&flushes, &here, EngineChoice::IoUring), None);
+        assert_eq!(traced(&writes, &here, EngineChoice::Fio), None);
+        let spaced = TargetInfo {
+            path: Some("/tmp/a b.img".into()),
+            ..here.clone()
+        };
+        assert_eq!(traced(&writes, &spaced, EngineChoice::Fio), Some("engine"));
+        assert_eq!(traced(&writes, &spaced, EngineChoice::IoUring), None);
+        // Polled completions on fio need poll queues, as on io_uring.
+        let mut hipri = plain.clone();
+        hipri.io.ring.hipri = true;
+        let no_poll = TargetInfo {
+            identity: BTreeMap::from([("io_poll".to_string(), "0".to_string())]),
+            ..here.clone()
+        };
+        assert_eq!(key(&hipri, &no_poll, EngineChoice::Fio), Some("io_uring"));
+        assert_eq!(key(&hipri, &here, EngineChoice::Fio), None);
         // Bursts on fio, asked or on a bench; not on io_uring.
         let bursts = Workload {
             burst: Some(Burst {

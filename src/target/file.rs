@@ -412,7 +412,7 @@ pub fn engine_refusal(
 /// Why polled completions (`io_uring: {hipri}`) cannot run on the target, or `None`: they
 /// need poll queues, without which the kernel would complete by interrupt while the engine
 /// spins, or refuse the I/O.
-fn no_poll_queues(info: &TargetInfo) -> Option<String> {
+pub fn no_poll_queues(info: &TargetInfo) -> Option<String> {
     let poll = ["io_poll", "backing_io_poll"]
         .iter()
         .find_map(|k| info.identity.get(*k));

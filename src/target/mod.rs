@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::error::TargetError;
 pub use buffer::AlignedBuf;
-pub use file::{engine_refusal, FileTarget, PSYNC_MAX_SLOTS};
+pub use file::{engine_refusal, no_poll_queues, FileTarget, PSYNC_MAX_SLOTS};
 pub use remote::RemoteTarget;
 pub use sim::SimpleSim;
 pub use uring::RING_MAX_ENTRIES;

@@ -30,10 +30,8 @@ fn iolog(
     file: &FioFile,
 ) -> std::result::Result<String, String> {
     let name = &file.filename;
-    if name.chars().any(char::is_whitespace) {
-        return Err(format!(
-            "fio's iolog cannot name a file with spaces ({name:?}); replay through io_uring"
-        ));
+    if let Some((_, why)) = replay_refusal(trace, name) {
+        return Err(why);
     }
     let mut source = TraceSource::new(&trace.requests, spec, span, block);
     let mut placed = Vec::with_capacity(trace.requests.len());
@@ -67,18 +65,6 @@ fn iolog(
         };
         placed.push(at(time_ns, op, r.offset, r.len));
     }
-    // fio refuses an iolog with nothing to read or write ("failed initializing iolog"; fio
-    // 3.33 skips trims, "bad ddir: 2").
-    if !placed
-        .iter()
-        .any(|r| matches!(r.op, TraceOp::Read | TraceOp::Write))
-    {
-        return Err(
-            "fio replays no trace without a read or a write (it skips trims and flushes \
-             alone); replay it through io_uring"
-                .into(),
-        );
-    }
     let placed = Trace {
         requests: placed,
         format: trace.format,
@@ -86,6 +72,33 @@ fn iolog(
         devices: Vec::new(),
     };
     Ok(placed.to_fio_iolog(name))
+}
+
+/// Why fio cannot replay `trace` on `filename` (the key of the test to point at, and why),
+/// which the preflight asks before any job runs: fio's iolog separates its fields with
+/// spaces, so it cannot name a file with one, and fio refuses an iolog with nothing to read
+/// or write ("failed initializing iolog"; fio 3.33 skips trims, "bad ddir: 2"). Placing a
+/// trace on the span keeps every read and write, so the trace as read is what decides.
+pub fn replay_refusal(trace: &Trace, filename: &str) -> Option<(&'static str, String)> {
+    if filename.chars().any(char::is_whitespace) {
+        return Some((
+            "engine",
+            format!("fio's iolog cannot name a file with spaces ({filename:?}); replay through io_uring"),
+        ));
+    }
+    if !trace
+        .requests
+        .iter()
+        .any(|r| matches!(r.op, TraceOp::Read | TraceOp::Write))
+    {
+        return Some((
+            "trace",
+            "fio replays no trace without a read or a write (it skips trims and flushes \
+             alone); replay it through io_uring"
+                .into(),
+        ));
+    }
+    None
 }
 
 /// Why a replay does not run on another machine's bench.
