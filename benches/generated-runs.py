@@ -16,6 +16,11 @@ written):
   `--device DEV`, half of them on that block device instead, named for destruction.
 A quarter of the generated tests, on either kind of drive, replay a small generated trace
 (blkparse, fio's iolog or MSR's CSV, trims and flushes too) with random replay keys.
+With `--repro N`, N cases more check reproducibility: two or three shipped simulated
+drives and a suite of two to four generated tests the preflight takes, run whole, again in
+a fresh copy, in two shards merged, with one job's results removed and `--resume`d, and
+with one test selected (`--test`): each must store the first run's results byte for byte,
+and the first three render its site byte for byte.
 
 A case passes when roundup exits 0 (then its site is rendered too) or 1 with an error, in
 `--timeout` seconds. A panic (exit 101 or "panicked"), any other exit or a timeout is
@@ -24,7 +29,7 @@ listed with the input that caused it and kept in `--keep`. A run that takes more
 whole drive in 512 B requests), and the list says which to read.
 
     benches/generated-runs.py ROUNDUP_BIN [--lab DIR] [--seed N] [--cases N]
-        [--timeout S] [--slow S] [--keep DIR] [--device /dev/zram0]
+        [--timeout S] [--slow S] [--keep DIR] [--device /dev/zram0] [--repro N]
 
 Exit status 1 when a case panicked, exited otherwise or timed out; 0 when none did.
 First found with it (2026-12-05): QD4 of 2 GiB writes on a simulated drive took 70 s and
@@ -229,6 +234,149 @@ def generated_replay(rng, trace):
     return "{" + ", ".join(f"{k}: {v}" for k, v in t.items()) + "}"
 
 
+def roundup_in(roundup, lab, args, timeout):
+    """`roundup --lab LAB ARGS -q`: exit status (None on a timeout) and stderr's end."""
+    try:
+        p = subprocess.run([roundup, "--lab", lab] + args + ["-q"], capture_output=True,
+                           timeout=timeout)
+        return p.returncode, p.stderr.decode(errors="replace")[-800:]
+    except subprocess.TimeoutExpired:
+        return None, ""
+
+
+def tree(folder):
+    """Every file under `folder`, by its path there: its bytes."""
+    out = {}
+    for root, _, names in os.walk(folder):
+        for n in names:
+            path = os.path.join(root, n)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, folder)] = f.read()
+    return out
+
+
+def differences(a, b, only=None):
+    """Where two trees differ (at most three paths named), within `only` if given."""
+    keys = set(a) | set(b)
+    if only is not None:
+        keys = {k for k in keys if only(k)}
+    bad = sorted(k for k in keys if a.get(k) != b.get(k))
+    return [] if not bad else [f"{len(bad)} files differ, e.g. " + ", ".join(bad[:3])]
+
+
+def repro_case(rng, roundup, work, drives_dir, simulated, timeout):
+    """One reproducibility case: two or three shipped simulated drives and a suite of two to
+    four generated tests (a replay among them at times). The lab is run whole, then again in
+    a fresh copy, in two shards merged, with one job's results removed and `--resume`d,
+    and with one test selected (`--test`): the results (and the sites of the first three)
+    must be byte-identical to the first run's, as docs/scale-out.md and the brief promise
+    for simulated drives. Returns what was generated, the first run's exit status and the
+    differences found (each a line)."""
+    drives = rng.sample(simulated, rng.choice([2, 3]))
+    tests, files = [], {}
+    seed = rng.randrange(1 << 32)
+    suite = ""
+
+    def lab(name):
+        path = os.path.join(work, name)
+        os.makedirs(os.path.join(path, "drives"))
+        os.makedirs(os.path.join(path, "suites"))
+        for d in drives:
+            shutil.copy(os.path.join(drives_dir, d), os.path.join(path, "drives", d))
+        with open(os.path.join(path, "suites", "gen.yaml"), "w") as f:
+            f.write(suite)
+        for n, text in files.items():
+            with open(os.path.join(path, n), "w") as f:
+                f.write(text)
+        return path
+
+    # Tests the preflight takes (most generated ones it refuses), two to four of them.
+    wanted, attempts = rng.choice([2, 3, 4]), 0
+    while len(tests) < wanted and attempts < 40:
+        attempts += 1
+        k = len(tests)
+        if rng.random() < 0.2:
+            name, trace = generated_trace(rng)
+            files[name] = trace
+            t = generated_replay(rng, name)
+        else:
+            t = generated_test(rng)
+        t = t.replace("id: t, title: t", f"id: t{k}, title: t{k}", 1)
+        suite = f"name: gen\ntitle: gen\nseed: {seed}\ntests:\n  - {t}\n"
+        trial = lab(f"trial{attempts}")
+        code, _ = roundup_in(roundup, trial, ["run", "--dry-run"], timeout)
+        shutil.rmtree(trial)
+        if code == 0:
+            tests.append(t)
+    suite = f"name: gen\ntitle: gen\nseed: {seed}\ntests:\n" + "".join(
+        f"  - {t}\n" for t in tests)
+    what = [", ".join(drives)] + tests
+    if not tests:
+        return what, 1, "no generated test passed the preflight", []
+    first = lab("first")
+    code, err = roundup_in(roundup, first, ["run"], timeout)
+    if code != 0:
+        return what, code, err, []
+    code, err = roundup_in(roundup, first, ["render"], timeout)
+    if code != 0:
+        return what, code, err, []
+    results, site = tree(os.path.join(first, "results")), tree(os.path.join(first, "site"))
+    found = []
+
+    def check(label, path, with_site=True, only=None):
+        diff = differences(results, tree(os.path.join(path, "results")), only)
+        if with_site and not diff:
+            code, err = roundup_in(roundup, path, ["render"], timeout)
+            if code != 0:
+                diff = [f"render exit {code}: {err.strip()}"]
+            else:
+                diff = differences(site, tree(os.path.join(path, "site")))
+        found.extend(f"{label}: {d}" for d in diff)
+
+    again = lab("again")
+    code, err = roundup_in(roundup, again, ["run"], timeout)
+    if code != 0:
+        found.append(f"again: exit {code}: {err.strip()}")
+    else:
+        check("again", again)
+    merged = lab("merged")
+    shards = []
+    for k in (1, 2):
+        shard = lab(f"shard{k}")
+        code, err = roundup_in(roundup, shard, ["run", "--shard", f"{k}/2"], timeout)
+        if code != 0:
+            found.append(f"shard {k}/2: exit {code}: {err.strip()}")
+        shards.append(os.path.join(shard, "results"))
+    shards = [s for s in shards if os.path.isdir(s)]
+    code, err = roundup_in(roundup, merged, ["merge"] + shards, timeout)
+    if code != 0:
+        found.append(f"merge: exit {code}: {err.strip()}")
+    else:
+        check("shards merged", merged)
+    jobs = sorted({os.path.dirname(k) for k in results})
+    if jobs and not found:
+        gone = rng.choice(jobs)
+        shutil.rmtree(os.path.join(again, "results", gone))
+        code, err = roundup_in(roundup, again, ["run", "--resume"], timeout)
+        if code != 0:
+            found.append(f"resume without {gone}: exit {code}: {err.strip()}")
+        else:
+            check(f"resume without {gone}", again, with_site=False)
+    k = rng.randrange(len(tests))
+    one = lab("one")
+    code, err = roundup_in(roundup, one, ["run", "--test", f"t{k}"], timeout)
+    if code != 0:
+        found.append(f"--test t{k}: exit {code}: {err.strip()}")
+    else:
+        check(f"--test t{k}", one, with_site=False,
+              only=lambda p: f"/suite=gen/test=t{k}/" in "/" + p)
+        extra = [p for p in tree(os.path.join(one, "results"))
+                 if f"/suite=gen/test=t{k}/" not in "/" + p]
+        if extra:
+            found.append(f"--test t{k}: stored other tests' files, e.g. {extra[0]}")
+    return what, 0, "", found
+
+
 def run_case(roundup, work, timeout):
     """Runs the lab in `work` (and renders it when the run succeeds): exit status (None on
     a timeout), the end of stderr, seconds taken."""
@@ -254,6 +402,8 @@ def main():
     a.add_argument("--cases", type=int, default=200, help="cases of each kind")
     a.add_argument("--timeout", type=float, default=60.0)
     a.add_argument("--slow", type=float, default=15.0)
+    a.add_argument("--repro", type=int, default=0,
+                   help="reproducibility cases besides (each runs its lab six times)")
     a.add_argument("--keep", help="keep each failing case's lab here")
     a.add_argument("--device", help="a block device to destroy: half the real cases run on "
                    "it (its kernel name as destroy_data), e.g. /dev/zram0 with a disksize set")
@@ -316,8 +466,27 @@ def main():
                 if args.keep:
                     shutil.copytree(work, os.path.join(args.keep, f"case-{case}"))
             shutil.rmtree(work)
+        for case in range(args.repro):
+            work = os.path.join(tmp, f"repro-{case}")
+            os.makedirs(work)
+            start = time.monotonic()
+            what, code, err, found = repro_case(rng, args.roundup, work, drives_dir,
+                                                simulated, args.timeout)
+            took = time.monotonic() - start
+            kind = "timeout" if code is None else f"repro exit {code}"
+            tally[kind] = tally.get(kind, 0) + 1
+            bad = code not in (0, 1) or "panicked" in err or found
+            if bad or took > 6 * args.slow:
+                print(f"{'FAILED' if bad else 'slow'} ({kind}, {took:.1f} s): repro {case}: "
+                      + "; ".join(what) + "\n" + err.strip() + "\n"
+                      + "\n".join(found) + "\n", flush=True)
+            if bad:
+                failed += 1
+                if args.keep:
+                    shutil.copytree(work, os.path.join(args.keep, f"repro-{case}"))
+            shutil.rmtree(work)
     counts = ", ".join(f"{k}: {v}" for k, v in sorted(tally.items()))
-    print(f"{3 * args.cases} cases ({counts}): {failed} failed")
+    print(f"{3 * args.cases + args.repro} cases ({counts}): {failed} failed")
     sys.exit(1 if failed else 0)
 
 
