@@ -22,7 +22,8 @@ a fresh copy, in two shards merged, with one job's results removed and `--resume
 with one test selected (`--test`): each must store the first run's results byte for byte,
 and the first three render its site byte for byte.
 
-A case passes when roundup exits 0 (then its site is rendered too) or 1 with an error, in
+A case passes when roundup exits 0 (then its site is rendered and its summary printed in
+each format too) or 1 with an error, in
 `--timeout` seconds. A panic (exit 101 or "panicked"), any other exit or a timeout is
 listed with the input that caused it and kept in `--keep`. A run that takes more than
 `--slow` seconds is listed too: some are heavy workloads by their own numbers (a pass of a
@@ -385,8 +386,12 @@ def run_case(roundup, work, timeout):
         p = subprocess.run([roundup, "--lab", work, "run", "-q"], capture_output=True,
                            timeout=timeout)
         code, err = p.returncode, p.stderr.decode(errors="replace")
-        if code == 0:
-            p = subprocess.run([roundup, "--lab", work, "render", "-q"], capture_output=True,
+        # What a reviewer does next with the results: the site, and the summary each way.
+        for then in [["render"], ["summary"], ["summary", "--json"], ["summary", "--csv"],
+                     ["summary", "--markdown"]]:
+            if code != 0:
+                break
+            p = subprocess.run([roundup, "--lab", work] + then + ["-q"], capture_output=True,
                                timeout=timeout)
             code, err = p.returncode, p.stderr.decode(errors="replace")
     except subprocess.TimeoutExpired:
