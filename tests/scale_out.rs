@@ -65,7 +65,8 @@ fn f(v: &serde_json::Value) -> f64 {
 /// A replay's flushes reach fio as it reads them (`sync` with an offset and a length: a line
 /// of three fields is a file's action to fio, and was refused as "bad iolog file action");
 /// a trace with nothing but flushes (or trims, which fio 3.33 skips) is refused in words,
-/// where fio said only "failed initializing iolog" (both found by benches/generated-runs.py).
+/// where fio said only "failed initializing iolog" (both found by benches/generated-runs.py),
+/// and so is a replay onto a path with a space, both before any job runs.
 #[test]
 fn fio_replays_a_traces_flushes_and_refuses_one_of_flushes_alone() {
     if !has_fio() {
