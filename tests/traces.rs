@@ -121,6 +121,37 @@ fn exports_read_back_the_same_requests() {
     }
 }
 
+/// A trace recorded on several devices keeps their layout through roundup's Parquet file
+/// (until 2026-12-06 `trace convert` dropped it: the converted MQSim traces' statistics
+/// lost their "devices" line, and a replay's manifest would have too).
+#[test]
+fn a_parquet_trace_keeps_the_layout_of_several_devices() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("two.trace");
+    std::fs::write(
+        &text,
+        "0.0 0 0 8 1\n0.5 1 0 8 0\n1.0 0 16 8 1\n2.0 1 2048 8 1\n",
+    )
+    .unwrap();
+    let t = import_trace(&text, &ImportOptions::default()).unwrap();
+    assert_eq!(t.devices.len(), 2, "{:?}", t.devices);
+    let pq = dir.path().join("two.parquet");
+    roundup::store::write_trace(&t, &pq).unwrap();
+    let back = import_trace(&pq, &ImportOptions::default()).unwrap();
+    assert_eq!(back.devices, t.devices);
+    assert_eq!(back.requests, t.requests);
+    assert_eq!(stats(&back).devices, stats(&t).devices);
+    // One device: no layout is written, none read back.
+    let one = dir.path().join("one.trace");
+    std::fs::write(&one, "0.0 0 0 8 1\n1.0 0 16 8 1\n").unwrap();
+    let t = import_trace(&one, &ImportOptions::default()).unwrap();
+    roundup::store::write_trace(&t, &pq).unwrap();
+    assert!(import_trace(&pq, &ImportOptions::default())
+        .unwrap()
+        .devices
+        .is_empty());
+}
+
 #[test]
 fn a_parquet_trace_is_checked_as_a_text_trace_is() {
     // Written by another tool: a read of no bytes (which a simulated drive would wait on

@@ -1,5 +1,7 @@
 //! roundup's own trace file: one Parquet row per request (zstd), readable by any Parquet
 //! reader: `time_ns`, `op`, `offset`, `len`, and the nullable `complete_ns`, `qd`, `process`.
+//! A trace recorded on several devices keeps their layout in the file's key-value metadata
+//! ([`DEVICES_KEY`]: a JSON list of `name`, `base`, `extent`).
 
 use std::fs::File;
 use std::path::Path;
@@ -7,7 +9,10 @@ use std::path::Path;
 use polars::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::trace::{Format, ImportOptions, Trace, TraceOp, TraceRequest};
+use crate::trace::{Format, ImportOptions, Trace, TraceDevice, TraceOp, TraceRequest};
+
+/// The key of a multi-device trace's layout in the file's metadata.
+pub const DEVICES_KEY: &str = "roundup.trace.devices";
 
 /// Reads a trace file in any format: roundup's own Parquet trace file here (by its magic
 /// bytes, or when `opts` names the format), every text format through
@@ -56,11 +61,20 @@ pub fn write_trace(trace: &Trace, path: &Path) -> Result<()> {
         ],
     )
     .map_err(err)?;
+    let devices = (!trace.devices.is_empty())
+        .then(|| serde_json::to_string(&trace.devices))
+        .transpose()
+        .map_err(|e| Error::Store {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?
+        .map(|json| KeyValueMetadata::from_static(vec![(DEVICES_KEY.to_string(), json)]));
     let tmp = super::temp_name(path);
     let result = (|| {
         let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
         ParquetWriter::new(file)
             .with_compression(ParquetCompression::Zstd(None))
+            .with_key_value_metadata(devices)
             .finish(&mut df)
             .map_err(err)?;
         File::open(&tmp)
@@ -80,10 +94,30 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
         path: path.to_path_buf(),
         message: m,
     };
+    let mut layout = None;
     let df = std::fs::File::open(path)
         .map_err(PolarsError::from)
-        .and_then(|file| ParquetReader::new(file).finish())
+        .and_then(|file| {
+            let mut reader = ParquetReader::new(file);
+            layout = reader
+                .get_metadata()?
+                .key_value_metadata()
+                .iter()
+                .flatten()
+                .find(|kv| kv.key == DEVICES_KEY)
+                .map(|kv| kv.value.clone().unwrap_or_default());
+            reader.finish()
+        })
         .map_err(|e| bad(format!("cannot read the trace ({e})")))?;
+    let devices: Vec<TraceDevice> = match layout {
+        None => Vec::new(),
+        Some(json) => serde_json::from_str(&json).map_err(|e| {
+            bad(format!(
+                "metadata {DEVICES_KEY}: expected a list of devices, each with name, base \
+                 and extent ({e})"
+            ))
+        })?,
+    };
     let col = |name: &str| {
         df.column(name).map_err(|_| {
             bad(format!(
@@ -138,6 +172,42 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
         requests,
         format: Format::Roundup,
         skipped: 0,
-        devices: Vec::new(),
+        devices,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A layout that is not a list of devices is an error naming the key, not a panic or
+    /// a trace without it.
+    #[test]
+    fn a_damaged_device_layout_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let trace = Trace {
+            requests: Vec::new(),
+            format: Format::Roundup,
+            skipped: 0,
+            devices: Vec::new(),
+        };
+        write_trace(&trace, &path).unwrap();
+        let mut df = ParquetReader::new(File::open(&path).unwrap())
+            .finish()
+            .unwrap();
+        for layout in ["not json", r#"[{"name": "0", "base": 0}]"#] {
+            let kv =
+                KeyValueMetadata::from_static(vec![(DEVICES_KEY.to_string(), layout.to_string())]);
+            ParquetWriter::new(File::create(&path).unwrap())
+                .with_key_value_metadata(Some(kv))
+                .finish(&mut df)
+                .unwrap();
+            let e = read_trace(&path).unwrap_err().to_string();
+            assert!(
+                e.contains("metadata roundup.trace.devices: expected a list of devices"),
+                "{e}"
+            );
+        }
+    }
 }

@@ -15,7 +15,7 @@ pub use generate::{find_profile, generate, load_profile, profile_hint, Profile};
 pub use import::{detect, import, import_text_bytes, import_text_file, Format, ImportOptions};
 pub use stats::{stats, SizeShare, TraceStats};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a traced request does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -112,7 +112,8 @@ pub struct Trace {
 }
 
 /// One device of a multi-device trace and where its requests were placed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TraceDevice {
     /// The device as the trace names it (`3`, `8,16`, `/dev/sdb`).
     pub name: String,
