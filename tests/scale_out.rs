@@ -400,6 +400,41 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// A replay on a bench onto a file that is not there yet: fio opens a replay's file without
+/// creating it (a generated run failed so, "No such file or directory"), so the file is
+/// created first, as a bench's other jobs create theirs.
+#[test]
+fn a_replay_on_a_bench_creates_its_file_first() {
+    if !has_fio() {
+        return;
+    }
+    let server = FioServer::start(free_port());
+    let lab = TestLab::new();
+    let mut trace = String::from("fio version 3 iolog\n");
+    for i in 0..20u64 {
+        trace += &format!("{} /dev/sdb read {} 4096\n", i * 100, i * 65536);
+    }
+    lab.write("traces/reads.log", &trace);
+    lab.write(
+        "suites/f.yaml",
+        "name: f\ntitle: F\nseed: 1\ntests:\n  - {id: replay, title: Replay, kind: replay, \
+         trace: traces/reads.log, queue_depth: 2, span: 32MiB, metric: iops}\n",
+    );
+    file_drive(
+        &lab,
+        "benched",
+        &format!("bench: 127.0.0.1:{}\n", server.port),
+    );
+    let file = lab.path().join("benched.img");
+    assert!(!file.exists());
+    let out = lab.roundup(&["run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(job_dir(&lab, "benched", "replay")
+        .join("manifest.json")
+        .exists());
+    assert!(fs::metadata(&file).unwrap().len() >= 32 << 20);
+}
+
 #[test]
 fn two_benches_fill_one_lab_and_a_bench_that_dies_fails_only_its_job() {
     if !has_fio() {

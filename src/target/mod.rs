@@ -204,6 +204,16 @@ impl FioFile {
         self.filename.replace(':', "\\:")
     }
 
+    /// A job file that creates the file with at least `size` bytes (allocated, nothing
+    /// written) where it is missing or shorter, and does nothing else (`create_only`): what
+    /// a bench's file needs before a replay, which fio opens without creating it.
+    pub fn create_job(&self, size: u64) -> String {
+        format!(
+            "[create]\nfilename={}\nrw=write\nsize={size}\nallow_file_create=1\ncreate_only=1\n",
+            self.escaped()
+        )
+    }
+
     /// A job file that discards `len` bytes from `offset`: a punched hole in a file (fio's
     /// `falloc` engine), a discard on a block device.
     pub fn trim_job(&self, offset: u64, len: u64) -> String {

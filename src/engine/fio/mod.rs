@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use crate::error::{Result, TargetError};
 use crate::io::{Command, Op};
-use crate::target::{fio, FioFile};
+use crate::target::{fio, FioFile, TargetKind};
 use crate::trace::{Trace, TraceOp, TraceRequest};
 use crate::workload::{IoSource, Length, ReplaySpec, TraceSource};
 
@@ -128,6 +128,13 @@ pub fn run(job: &EngineJob, file: &FioFile, block: u64, report: &Reporting) -> R
             let text = iolog(trace, spec, job.span, block, file).map_err(&fail)?;
             let path = scratch.path.join("replay.iolog");
             std::fs::write(&path, text).map_err(|e| crate::error::Error::io(&path, e))?;
+            // A bench's file is fio's to create (here roundup creates its own): a replay
+            // opens it as the iolog says, without creating it, so a replay that came first
+            // failed with "No such file or directory" (found by a generated run).
+            if bench.is_some() && file.kind == TargetKind::File {
+                let create = fio::ScratchDir::new("create")?;
+                fio::run(&create.path, &file.create_job(job.span), bench, report.stop)?;
+            }
             Some(path)
         }
         (None, Some(_)) => return Err(fail("a replay without its trace".into())),
