@@ -13,7 +13,8 @@ written):
   of which the preflight must refuse or the run must carry out;
 - a file of 64 or 256 MiB in the case's folder, a real drive on a random engine, with one
   generated test (real I/O, O_DIRECT), its work bounded by the machine's time; with
-  `--device DEV`, half of them on that block device instead, named for destruction.
+  `--device DEV`, half of them on that block device instead, named for destruction; with
+  `--bench`, half of the files' cases through an `fio --server` on 127.0.0.1 (a bench).
 A quarter of the generated tests, on either kind of drive, replay a small generated trace
 (blkparse, fio's iolog or MSR's CSV, trims and flushes too) with random replay keys.
 With `--repro N`, N cases more check reproducibility: two or three shipped simulated
@@ -30,7 +31,7 @@ listed with the input that caused it and kept in `--keep`. A run that takes more
 whole drive in 512 B requests), and the list says which to read.
 
     benches/generated-runs.py ROUNDUP_BIN [--lab DIR] [--seed N] [--cases N]
-        [--timeout S] [--slow S] [--keep DIR] [--device /dev/zram0] [--repro N]
+        [--timeout S] [--slow S] [--keep DIR] [--device /dev/zram0] [--bench] [--repro N]
 
 Exit status 1 when a case panicked, exited otherwise or timed out; 0 when none did.
 First found with it (2026-12-05): QD4 of 2 GiB writes on a simulated drive took 70 s and
@@ -47,6 +48,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -407,6 +409,9 @@ def main():
     a.add_argument("--cases", type=int, default=200, help="cases of each kind")
     a.add_argument("--timeout", type=float, default=60.0)
     a.add_argument("--slow", type=float, default=15.0)
+    a.add_argument("--bench", action="store_true",
+                   help="half the real files' cases through an `fio --server` on 127.0.0.1 "
+                   "(started and stopped here)")
     a.add_argument("--repro", type=int, default=0,
                    help="reproducibility cases besides (each runs its lab six times)")
     a.add_argument("--keep", help="keep each failing case's lab here")
@@ -418,7 +423,36 @@ def main():
     drives = sorted(f for f in os.listdir(drives_dir) if f.endswith(".yaml"))
     simulated = [f for f in drives
                  if re.search(r"\n(ssd|hdd|sim):\n", open(os.path.join(drives_dir, f)).read())]
-    tally, failed = {}, 0
+    tally = {}
+    bench, server = None, None
+    if args.bench:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            bench = sock.getsockname()[1]
+        server = subprocess.Popen(["fio", f"--server=ip:127.0.0.1,{bench}"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", bench), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+    try:
+        run_all(args, rng, drives_dir, simulated, tally, bench)
+    finally:
+        if server:
+            os.killpg(server.pid, 9)
+            server.wait()
+    failed = tally.pop("failed", 0)
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(tally.items()))
+    print(f"{3 * args.cases + args.repro} cases ({counts}): {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+def run_all(args, rng, drives_dir, simulated, tally, bench):
+    """Every case, in order; the failures counted in `tally["failed"]`."""
+    failed = 0
     with tempfile.TemporaryDirectory(prefix="generated-runs-") as tmp:
         for case in range(3 * args.cases):
             work = os.path.join(tmp, f"case-{case}")
@@ -444,6 +478,8 @@ def main():
                         text = (f"id: file\nvendor: gen\nmodel: a file\ncapacity: {size}\n"
                                 f"path: {os.path.join(work, 'file.bin')}\nsize: {size}\n"
                                 f"engine: {engine}\n")
+                        if bench and rng.random() < 0.5:
+                            text += f"bench: 127.0.0.1:{bench}\n"
                 if rng.random() < 0.25:
                     name, trace = generated_trace(rng)
                     with open(os.path.join(work, name), "w") as f:
@@ -490,9 +526,7 @@ def main():
                 if args.keep:
                     shutil.copytree(work, os.path.join(args.keep, f"repro-{case}"))
             shutil.rmtree(work)
-    counts = ", ".join(f"{k}: {v}" for k, v in sorted(tally.items()))
-    print(f"{3 * args.cases + args.repro} cases ({counts}): {failed} failed")
-    sys.exit(1 if failed else 0)
+    tally["failed"] = failed
 
 
 if __name__ == "__main__":
