@@ -21,7 +21,7 @@ With `--repro N`, N cases more check reproducibility: two or three shipped simul
 drives and a suite of two to four generated tests the preflight takes, run whole, again in
 a fresh copy, in two shards merged, with one job's results removed and `--resume`d, and
 with one test selected (`--test`): each must store the first run's results byte for byte,
-and the first three render its site byte for byte.
+and the rerun and the merged shards must render its site byte for byte.
 
 A case passes when roundup exits 0 (then its site is rendered and its summary printed in
 each format too) or 1 with an error, in
@@ -271,8 +271,8 @@ def repro_case(rng, roundup, work, drives_dir, simulated, timeout):
     """One reproducibility case: two or three shipped simulated drives and a suite of two to
     four generated tests (a replay among them at times). The lab is run whole, then again in
     a fresh copy, in two shards merged, with one job's results removed and `--resume`d,
-    and with one test selected (`--test`): the results (and the sites of the first three)
-    must be byte-identical to the first run's, as docs/scale-out.md and the brief promise
+    and with one test selected (`--test`): the results (and the rerun's and the merged
+    shards' sites) must be byte-identical to the first run's, as docs/scale-out.md promises
     for simulated drives. Returns what was generated, the first run's exit status and the
     differences found (each a line)."""
     drives = rng.sample(simulated, rng.choice([2, 3]))
