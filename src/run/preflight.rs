@@ -203,12 +203,9 @@ fn check_buffers(
 }
 
 /// Checks that a real target's engine can run the job, before any job of the run is: fio
-/// (asked, or on a bench) neither a steady-state test, nor bursts, nor a queue deeper than
-/// a ring, nor a replay on another machine's bench or one fio refuses
-/// ([`crate::engine::fio::replay_refusal`]), nor polled completions on a device without
-/// poll queues; psync and io_uring what
-/// [`target::engine_refusal`] allows (`auto` falls back to psync only where the kernel has
-/// no io_uring, which the run checks).
+/// (asked, or on a bench) what [`crate::engine::fio::refusal`] allows, psync and io_uring
+/// what [`target::engine_refusal`] allows (`auto` falls back to psync only where the kernel
+/// has no io_uring, which the run checks).
 fn check_engine(
     drive: &str,
     w: &Workload,
@@ -223,34 +220,12 @@ fn check_engine(
     if info.kind == TargetKind::Simulated {
         return Ok(());
     }
-    let bench = info.identity.get("bench");
-    if engine == EngineChoice::Fio || bench.is_some() {
-        let away = bench
-            .and_then(|b| b.parse::<crate::drive::Bench>().ok())
-            .is_some_and(|b| !b.is_loopback());
-        if away && w.replay.is_some() {
-            return Err(misfit("trace", crate::engine::fio::REPLAY_ON_A_BENCH));
-        }
-        let refusal = trace
-            .zip(info.path.as_deref())
-            .and_then(|(trace, path)| crate::engine::fio::replay_refusal(trace, path));
-        if let Some((key, why)) = refusal {
-            return Err(misfit(key, &why));
-        }
-        if let Some(why) =
-            w.io.ring
-                .hipri
-                .then(|| target::no_poll_queues(info))
-                .flatten()
-        {
-            return Err(misfit("io_uring", &why));
-        }
-        return match crate::engine::fio::jobfile::unsupported(w) {
-            Some((key, why)) => Err(misfit(key, &why)),
-            None => Ok(()),
-        };
-    }
-    match target::engine_refusal(info, engine, w.threads, w.queue_depth, &w.io.ring) {
+    let refusal = if engine == EngineChoice::Fio || info.identity.contains_key("bench") {
+        crate::engine::fio::refusal(w, trace, info)
+    } else {
+        target::engine_refusal(info, engine, w.threads, w.queue_depth, &w.io.ring)
+    };
+    match refusal {
         Some((key, why)) => Err(misfit(key, &why)),
         None => Ok(()),
     }

@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 
 use crate::error::{Result, TargetError};
 use crate::io::{Command, Op};
-use crate::target::{fio, FioFile, TargetKind};
+use crate::target::{fio, no_poll_queues, FioFile, TargetInfo, TargetKind};
 use crate::trace::{Trace, TraceOp, TraceRequest};
-use crate::workload::{IoSource, Length, ReplaySpec, TraceSource};
+use crate::workload::{IoSource, Length, ReplaySpec, TraceSource, Workload};
 
 use super::{EngineJob, KeptFile, Outcome, Ran, Reporting, Tick};
 
@@ -99,6 +99,36 @@ pub fn replay_refusal(trace: &Trace, filename: &str) -> Option<(&'static str, St
         ));
     }
     None
+}
+
+/// What fio (asked, or on the target's bench) cannot run of `w` on the target `info`
+/// describes, playing `trace` for a replay: the test's key and why, or `None`. A replay on
+/// another machine's bench, one [`replay_refusal`] names, polled completions on a device
+/// without poll queues, and what [`jobfile::unsupported`] names. The preflight asks before
+/// any job runs, as [`crate::target::engine_refusal`] for psync and io_uring.
+pub fn refusal(
+    w: &Workload,
+    trace: Option<&Trace>,
+    info: &TargetInfo,
+) -> Option<(&'static str, String)> {
+    let away = info
+        .identity
+        .get("bench")
+        .and_then(|b| b.parse::<crate::drive::Bench>().ok())
+        .is_some_and(|b| !b.is_loopback());
+    if away && w.replay.is_some() {
+        return Some(("trace", REPLAY_ON_A_BENCH.into()));
+    }
+    let replay = trace
+        .zip(info.path.as_deref())
+        .and_then(|(trace, path)| replay_refusal(trace, path));
+    if replay.is_some() {
+        return replay;
+    }
+    if let Some(why) = w.io.ring.hipri.then(|| no_poll_queues(info)).flatten() {
+        return Some(("io_uring", why));
+    }
+    jobfile::unsupported(w)
 }
 
 /// Why a replay does not run on another machine's bench.
