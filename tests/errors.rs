@@ -205,6 +205,14 @@ fn simulated_drive_parameters_are_checked() {
         &["ssd.flush_buffer: expected with `ftl: page`"],
     );
     refused(
+        &fixed.replace("ssd:\n", "ssd:\n  write_stripes: 0\n"),
+        &["ssd.write_stripes: expected the stripes the buffer holds, 1 to 8, found 0"],
+    );
+    refused(
+        &fixed.replace("ssd:\n", "ssd:\n  write_stripes: 2\n  flush_buffer: true\n"),
+        &["ssd.write_stripes: expected with `ftl: page` and without `flush_buffer`"],
+    );
+    refused(
         &fixed.replace("ssd:\n", "ssd:\n  full: 0.9\n"),
         &["ssd.full: expected only on a used drive (aged: true)"],
     );

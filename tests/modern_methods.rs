@@ -91,12 +91,13 @@ fn crystaldiskmark_runs_on_a_file_and_a_simulated_drive() {
         .collect();
     assert_eq!(cells[0], roundup::units::figure(best), "{row}");
     assert_eq!(cells[1], roundup::units::figure(mean), "{row}");
-    // Bad input: the best of one run, an interval of a day.
+    // Bad input: the best of one run, an interval of a day, a host's two seconds a request.
     bad_tests(
         &lab,
         &[
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, of_repeats: best}", "of_repeats: which figure of a test's repeats to show; expected with `repeats` of 2 or more"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, interval: 24h}", "interval: expected at most an hour"),
+        ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, host_latency: 2s}", "host_latency: expected at most a second of the host's own time a request"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 10, metric: iops, repeats: 2, of_repeats: peak}", "of_repeats"),
         ("{id: t, title: T, kind: replay, trace: t.trace, queue_depth: 4, span: 1MiB, metric: iops, max_idle: 25ms}", "max_idle: idle gaps are kept only in `mode: timed` playback"),
         ("{id: t, title: T, operation: read, pattern: random, block_size: 4KiB, span: 1MiB, queue_depth: 1, count: 50, metric: lat_p99_us}", "metric: lat_p99_us needs 100 I/Os or more"),

@@ -180,6 +180,13 @@ pub struct SsdSpec {
     /// the plan hash when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flush_buffer: bool,
+    /// The controller writes in stripes (a program on every die, strictly in turn) and its
+    /// buffer (`buffer`) holds at most this many: it fills one while the ones before it
+    /// program, and a stripe's room frees when its slowest program ends (1 to 8; default:
+    /// no stripes, a page to the next free die as it fills). Page-mapped FTL only, not
+    /// with `flush_buffer`. Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_stripes: Option<u32>,
     /// Flash channels.
     pub channels: u32,
     /// Dies on each channel (each an independent unit with its own busy time).
@@ -706,6 +713,20 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
              out whole already)"
                 .into(),
         );
+    }
+    if let Some(n) = s.write_stripes {
+        if !(1..=8).contains(&n) {
+            return Err(format!(
+                "ssd.write_stripes: expected the stripes the buffer holds, 1 to 8, found {n}"
+            ));
+        }
+        if s.ftl != FtlKind::Page || s.flush_buffer {
+            return Err(
+                "ssd.write_stripes: expected with `ftl: page` and without `flush_buffer` \
+                 (a buffer written out whole, or a block-mapped FTL's cache, has no stripes)"
+                    .into(),
+            );
+        }
     }
     if let Some(u) = s.page_overhead_unit {
         if u.0 < 512 || s.page.0 % u.0 != 0 {

@@ -350,7 +350,9 @@ pub fn run(job: &EngineJob, target: &mut dyn Target, report: &Reporting) -> Resu
     let random_as_mark = needs_data && target.random_as_mark();
     let buffers = needs_buffers(target.info().kind, target.needs_data());
     let device = target.block_stat();
+    let kind = target.info().kind;
     let queues = target.queues(shape.threads, shape.depth, engine, &w.io)?;
+    let queues = crate::target::behind_host(kind, queues, w.host_latency_ns);
     let engine_used = queues.first().map(|q| q.engine()).unwrap_or("none");
     let abort = AtomicBool::new(false);
     let tracker = match (w.steady_state, w.length) {

@@ -62,6 +62,8 @@ struct RawTest {
     #[serde(default)]
     interval: Option<Duration>,
     #[serde(default)]
+    host_latency: Option<Duration>,
+    #[serde(default)]
     of_repeats: Option<OfRepeats>,
     metric: Metric,
     #[serde(default)]
@@ -168,6 +170,11 @@ impl TestSpec {
                     .into(),
             );
         }
+        if raw.host_latency.is_some_and(|h| h.0 > 1_000_000_000) {
+            return Err(
+                "host_latency: expected at most a second of the host's own time a request".into(),
+            );
+        }
         if raw.interval.is_some_and(|i| i.0 > 3_600_000_000_000) {
             return Err("interval: expected at most an hour of idle time before the test".into());
         }
@@ -195,6 +202,7 @@ impl TestSpec {
                 length,
                 warmup_ns: raw.warmup.map(|w| w.0).unwrap_or(0),
                 interval_ns: raw.interval.map(|i| i.0).unwrap_or(0),
+                host_latency_ns: raw.host_latency.map_or(0, |h| h.0),
                 data: raw.data.unwrap_or(DataKind::Incompressible),
                 compressible_fraction: raw.compressible_fraction.map(|f| f.0).unwrap_or(0.25),
                 replay,

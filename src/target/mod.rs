@@ -131,6 +131,22 @@ pub trait IoQueue {
     fn command(&mut self, cmd: Command) -> Result<()>;
 }
 
+/// A simulated target's queues behind a host that takes `latency` ns of its own a request
+/// (a test's `host_latency`); a real target's as they are (its host is the machine's).
+pub fn behind_host<'a>(
+    kind: TargetKind,
+    queues: Vec<Box<dyn IoQueue + Send + 'a>>,
+    latency: u64,
+) -> Vec<Box<dyn IoQueue + Send + 'a>> {
+    if latency == 0 || kind != TargetKind::Simulated {
+        return queues;
+    }
+    queues
+        .into_iter()
+        .map(|q| Box::new(virtual_queue::HostDelayed::new(q, latency)) as Box<dyn IoQueue + Send>)
+        .collect()
+}
+
 /// A drive roundup can run jobs on.
 pub trait Target: Send {
     /// What the target reports about itself.

@@ -266,3 +266,88 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
         Ok(())
     }
 }
+
+/// A simulated drive's queue behind a host that takes `latency` of its own per request
+/// (a test's `host_latency`): each request reaches the drive that long after the engine
+/// issues it, in the order issued, so its latency includes the host's. The drive's clock
+/// moves to each arrival (reaping what completes before it) as the host would see it.
+pub(crate) struct HostDelayed<'a> {
+    inner: Box<dyn IoQueue + Send + 'a>,
+    latency: u64,
+    /// Requests issued and not yet at the drive: (arrival on the queue's clock, slot,
+    /// request, buffer), in the order issued (their arrivals never decrease).
+    waiting: std::collections::VecDeque<(u64, u32, IoRequest, AlignedBuf)>,
+}
+
+impl<'a> HostDelayed<'a> {
+    /// `inner` behind a host of `latency` ns a request.
+    pub(crate) fn new(inner: Box<dyn IoQueue + Send + 'a>, latency: u64) -> Self {
+        HostDelayed {
+            inner,
+            latency,
+            waiting: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Hands the drive every request that arrives by `until` (queue clock), unless a
+    /// completion comes first: returns whether one did (appended to `out`).
+    fn deliver(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<bool> {
+        while let Some(&(at, ..)) = self.waiting.front() {
+            if at > until {
+                break;
+            }
+            let before = out.len();
+            self.inner.wait_until(at, out)?;
+            if out.len() > before {
+                return Ok(true);
+            }
+            if let Some((_, slot, req, buf)) = self.waiting.pop_front() {
+                self.inner.submit(slot, req, buf)?;
+            }
+        }
+        Ok(false)
+    }
+}
+
+impl IoQueue for HostDelayed<'_> {
+    fn now(&self) -> u64 {
+        self.inner.now()
+    }
+
+    fn engine(&self) -> &'static str {
+        self.inner.engine()
+    }
+
+    fn submit(&mut self, slot: u32, req: IoRequest, buf: AlignedBuf) -> Result<()> {
+        let at = self.inner.now() + self.latency;
+        self.waiting.push_back((at, slot, req, buf));
+        Ok(())
+    }
+
+    fn reap(&mut self, out: &mut Vec<Completion>) -> Result<()> {
+        if self.deliver(u64::MAX, out)? {
+            return Ok(());
+        }
+        self.inner.reap(out)
+    }
+
+    fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
+        if self.deliver(until, out)? {
+            return Ok(());
+        }
+        self.inner.wait_until(until, out)
+    }
+
+    fn prefetch(&self, req: &IoRequest) {
+        self.inner.prefetch(req);
+    }
+
+    fn command(&mut self, cmd: Command) -> Result<()> {
+        if !self.waiting.is_empty() {
+            return Err(Error::Target(TargetError::Internal(
+                "a trim or flush with I/O in flight",
+            )));
+        }
+        self.inner.command(cmd)
+    }
+}

@@ -34,6 +34,12 @@ pub struct Workload {
     /// tests), ns. Absent from the plan hash when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub interval_ns: u64,
+    /// On a simulated drive: the review's host's own time per request, ns (its OS, driver
+    /// and benchmark's): each request reaches the drive that long after it is issued, and
+    /// its latency includes it. A real drive's runs have their host's own and ignore it.
+    /// Absent from the plan hash when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub host_latency_ns: u64,
     /// What is written.
     pub data: DataKind,
     /// Random share of each block for `compressible` data.
@@ -460,6 +466,7 @@ impl Workload {
             length,
             warmup_ns: 0,
             interval_ns: 0,
+            host_latency_ns: 0,
             data: DataKind::Incompressible,
             compressible_fraction: 0.25,
             precondition: Precondition::default(),
@@ -873,6 +880,12 @@ impl Workload {
         }
         if let Some(b) = &self.burst {
             s.push_str(&format!(", {}", b.label()));
+        }
+        if self.host_latency_ns > 0 {
+            s.push_str(&format!(
+                ", a simulated host's {} a request",
+                crate::units::DurationLabel(self.host_latency_ns)
+            ));
         }
         s
     }

@@ -148,6 +148,8 @@ pub struct SsdSim {
     deferred: Vec<u64>,
     /// Whether each die's next host program is on an upper page.
     upper_next: Vec<bool>,
+    /// With `write_stripes`: the stripe whose programs are being booked.
+    stripe: write::Stripe,
     /// The stream page reads' bit errors are drawn from.
     errors: rand_chacha::ChaCha8Rng,
     /// The stream programs' pulse counts are drawn from.
@@ -262,11 +264,17 @@ impl SsdSim {
             decoder: Calendar::default(),
             encoder: Calendar::default(),
             die: vec![Die::suspending(p.suspension); p.dies],
-            buffer: Buffer::new(p.buffer),
+            buffer: Buffer::new(match p.stripes {
+                0 => p.buffer,
+                n => p
+                    .buffer
+                    .min(n * p.dies as u64 * p.page * p.planes * p.program_pages),
+            }),
             ftl,
             filling: vec![0; p.dies],
             deferred: vec![0; p.dies],
             upper_next: vec![false; p.dies],
+            stripe: write::Stripe::default(),
             errors: crate::rng::stream(drive_seed, "bit errors"),
             pulses: crate::rng::stream(drive_seed, "program pulses"),
             senses: crate::rng::stream(drive_seed, "read senses"),

@@ -30,6 +30,8 @@ pub(super) struct Params {
     pub(super) combine: u64,
     /// Writes wait in the buffer until it is full, then it is written out whole.
     pub(super) flush_buffer: bool,
+    /// Stripes the write buffer holds (`write_stripes`; 0: none, pages to free dies).
+    pub(super) stripes: u64,
     /// A write's pipelined time before it is reported done.
     pub(super) write_latency: u64,
     pub(super) channels: usize,
@@ -160,6 +162,7 @@ impl Params {
                 1
             },
             flush_buffer: s.flush_buffer,
+            stripes: s.write_stripes.map_or(0, u64::from),
             write_latency: s.write_latency.map_or(0, |d| d.0),
             channels: s.channels as usize,
             dies,

@@ -59,6 +59,18 @@ struct Widened {
     len: u64,
 }
 
+/// With `write_stripes`: the stripe whose programs are being booked, its room in the
+/// buffer freed when the last of them (one a die) is booked, at its slowest program's end.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Stripe {
+    end: u64,
+    bytes: u64,
+    programs: usize,
+    /// Whether its programs are on upper pages: a stripe is the same page of every die's
+    /// open block (a superpage), so its dies program one page type together.
+    upper: bool,
+}
+
 /// The whole map units the `len` bytes at `offset` fall in.
 fn whole_units(offset: u64, len: u64) -> Widened {
     let unit = params::MAP_UNIT;
@@ -340,7 +352,7 @@ impl SsdSim {
             };
             let work = std::mem::take(&mut self.deferred[die]);
             self.completed_at(done, work);
-            self.buffer.release(done, unit);
+            self.release_program(p, done, unit);
             programmed = true;
         }
         if programmed {
@@ -348,7 +360,7 @@ impl SsdSim {
             // this write's data arrived, else to the die that is free first (the next in
             // turn among equals): a die busy collecting garbage is passed over.
             let turn = if die + 1 == p.dies { 0 } else { die + 1 };
-            let next = if self.die[turn].free_at() <= turn_by {
+            let next = if p.stripes > 0 || self.die[turn].free_at() <= turn_by {
                 turn
             } else {
                 self.free_first(turn)
@@ -358,6 +370,24 @@ impl SsdSim {
             }
         }
         Ok(collected)
+    }
+
+    /// A program's `unit` bytes leave the buffer when it ends at `done`; with
+    /// `write_stripes`, when its stripe's slowest program ends.
+    fn release_program(&mut self, p: &Params, done: u64, unit: u64) {
+        if p.stripes == 0 {
+            self.buffer.release(done, unit);
+            return;
+        }
+        let s = &mut self.stripe;
+        s.end = s.end.max(done);
+        s.bytes += unit;
+        s.programs += 1;
+        if s.programs == p.dies {
+            let s = std::mem::take(&mut self.stripe);
+            self.buffer.release(s.end, s.bytes);
+            self.stripe.upper = !s.upper;
+        }
     }
 
     /// The die free first, the first in turn from `turn` among equals (two plain loops:
@@ -462,11 +492,15 @@ impl SsdSim {
         }
     }
 
-    /// A native program's time on `die`: its pages alternate lower and upper, or with
-    /// one-shot programming a wordline's pages take `program` each, together.
+    /// A native program's time on `die`: its pages alternate lower and upper (a stripe's
+    /// together, with `write_stripes`), or with one-shot programming a wordline's pages
+    /// take `program` each, together.
     fn native_program_time(&mut self, die: usize) -> u64 {
         if self.p.program_pages > 1 {
             return self.p.program_pages * self.p.t_prog;
+        }
+        if self.p.stripes > 0 {
+            return self.p.t_prog_pair[self.stripe.upper as usize];
         }
         let upper = &mut self.upper_next[die];
         let t = self.p.t_prog_pair[*upper as usize];

@@ -502,3 +502,29 @@ fn a_compressing_controller_leaves_a_compressed_writes_share_in_proportion_to_wh
     let zeros = left(&[0u8; 4096]);
     assert!(zeros > 0 && zeros < 200, "{zeros} ns");
 }
+
+#[test]
+fn a_controller_that_writes_in_stripes_frees_a_stripe_when_its_slowest_program_ends() {
+    // 4 KiB writes one after another on four dies of 4 KiB pages: a stripe is four
+    // writes. With room for one stripe the fifth write waits for the first stripe's
+    // programs (900 µs); with room for two the ninth does, the fifth to eighth not; with
+    // no stripes the 256 KiB buffer takes all twelve at once.
+    let lat = |stripes: Option<u32>| -> Vec<u64> {
+        let yaml = small_yaml("greedy", false)
+            + &stripes.map_or(String::new(), |n| format!("  write_stripes: {n}\n"));
+        let mut sim = from_yaml(&yaml);
+        (0..12u64)
+            .map(|i| {
+                let t = sim.clock;
+                write(&mut sim, i * 4096, i) - t
+            })
+            .collect()
+    };
+    let (one, two, none) = (lat(Some(1)), lat(Some(2)), lat(None));
+    let quick = none[0];
+    assert!(none.iter().all(|&t| t < 100_000), "{none:?}");
+    assert!(one[..4].iter().all(|&t| t == quick), "{one:?}");
+    assert!(one[4] > 700_000, "{one:?}");
+    assert!(two[..8].iter().all(|&t| t == quick), "{two:?}");
+    assert!(two[8] > 500_000, "{two:?}");
+}
