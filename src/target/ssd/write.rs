@@ -586,7 +586,9 @@ impl SsdSim {
 
     /// The reads before a write that covers part of a 4 KiB map unit on a controller that
     /// maps units: the unit at each end the write covers in part is read whole where it
-    /// holds data, both at once; returns when both are read (`at` if neither holds data).
+    /// holds data, both at once; returns when both are read (`at` if neither holds data), or
+    /// 0 where the write covers every unit it touches whole (nothing to merge: its pages go
+    /// into the buffer as they come, not whole).
     fn read_unit_rest(&mut self, p: &Params, offset: u64, len: u64, w: Widened, at: u64) -> u64 {
         let unit = params::MAP_UNIT;
         let last = w.offset + w.len - unit;
@@ -595,14 +597,16 @@ impl SsdSim {
         } else {
             &[w.offset, last]
         };
-        let mut ready = at;
+        let mut ready = 0;
         for &u in ends {
             if u < offset || u + unit > offset + len {
                 let lpn = u / p.page;
                 let from = u - lpn * p.page;
                 // A DRAM-less controller looks its map page up first, as for a read.
                 let found = self.map_lookup(lpn, at);
-                ready = ready.max(self.read_lpn(lpn, found, from, from + unit));
+                ready = ready
+                    .max(at)
+                    .max(self.read_lpn(lpn, found, from, from + unit));
             }
         }
         ready
