@@ -151,6 +151,7 @@ def generated_test(rng, real=False):
         ("repeats", [1, 2, 3]),
         ("of_repeats", ["mean", "best"]),
         ("interval", ["0s", "1s", "1h"]),
+        ("host_latency", ["0s", "40us", "1s"]),
         ("data", ["incompressible", "compressible", "zeros"]),
         ("compressible_fraction", ["0%", "25%", "100%"]),
         ("precondition", ["{purge: true}", "{purge: true, fill: 1}", "{fill: 2}"]
