@@ -264,12 +264,7 @@ impl SsdSim {
             decoder: Calendar::default(),
             encoder: Calendar::default(),
             die: vec![Die::suspending(p.suspension); p.dies],
-            buffer: Buffer::new(match p.stripes {
-                0 => p.buffer,
-                n => p
-                    .buffer
-                    .min(n * p.dies as u64 * p.page * p.planes * p.program_pages),
-            }),
+            buffer: Buffer::new(p.buffer),
             ftl,
             filling: vec![0; p.dies],
             deferred: vec![0; p.dies],

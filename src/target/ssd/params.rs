@@ -75,6 +75,7 @@ pub(super) struct Params {
     pub(super) ecc: Option<Ecc>,
     /// Program and erase suspension for reads, where the drive has it.
     pub(super) suspension: Option<die::Suspension>,
+    /// The write buffer's room (`buffer`; with `write_stripes`, at most that many stripes).
     pub(super) buffer: u64,
     pub(super) remap: bool,
     /// The 4 KiB units of a page the map tracks apart ([`MAP_UNIT`]): a write of some of
@@ -146,6 +147,16 @@ impl Params {
         let overhead_unit = s.page_overhead_unit.map_or(s.page.0, |u| u.0);
         let (write_deferred, page_deferred) =
             (deferred(s, write_overhead), deferred(s, page_overhead));
+        let program_pages = match &s.read_senses {
+            Some(senses) if s.one_shot => senses.len() as u64,
+            _ => 1,
+        };
+        // With `write_stripes`, the buffer holds at most that many stripes (a program on
+        // every die).
+        let stripe = dies as u64 * s.page.0 * planes * program_pages;
+        let buffer = s
+            .write_stripes
+            .map_or(s.buffer.0, |n| s.buffer.0.min(n as u64 * stripe));
         Params {
             half_duplex: s.half_duplex.unwrap_or(false),
             data_half_duplex: s.data_half_duplex.unwrap_or(false),
@@ -182,10 +193,7 @@ impl Params {
                 }
             },
             page_types: s.read_senses.as_ref().map_or(2, |k| k.len() as u64),
-            program_pages: match &s.read_senses {
-                Some(senses) if s.one_shot => senses.len() as u64,
-                _ => 1,
-            },
+            program_pages,
             t_prog: s.program.0,
             t_prog_pair: pair(s.program.0, s.upper_page_program),
             ecc: s.ecc.as_ref().map(|e| Ecc::of(e, s.page.0)),
@@ -202,7 +210,7 @@ impl Params {
             ),
             write_deferred,
             page_deferred,
-            buffer: s.buffer.0,
+            buffer,
             remap: s.remap,
             map_units: map_units(s, fw.vector_pages.or(s.vector_pages).unwrap_or(1)),
             remap_cost: fw.remap_cost.or(s.remap_cost).map_or(0, |d| d.0),
