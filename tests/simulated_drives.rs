@@ -1531,10 +1531,25 @@ tests:
     metric: iops
     host_latency: 40us
 "#;
-    let r = run(&lab(
+    let lab = lab(
         &["crucial-m4-64", "crucial-m4-128", "crucial-m4-256"],
         suite,
-    ));
+    );
+    // The 512 GB, derived as `family_members_not_shipped_keep_their_published_shares` has
+    // it, for Tom's comparison of the 2.5" m4s below.
+    lab.write(
+        "drives/crucial-m4-512.yaml",
+        &drive_edited(
+            "crucial-m4-256",
+            &[
+                ("id: crucial-m4-256", "id: crucial-m4-512"),
+                ("capacity: 256GB", "capacity: 512GB"),
+                ("  dies_per_channel: 4\n", "  dies_per_channel: 8\n"),
+                ("raw_capacity: 256GiB", "raw_capacity: 512GiB"),
+            ],
+        ),
+    );
+    let r = run(&lab);
     let iops = |d: &str, t: &str, qd: u32| {
         figure(
             &r,
@@ -1546,10 +1561,11 @@ tests:
     };
     let line = |t: &str, qd: u32| {
         format!(
-            "{t} QD{qd}: 64 / 128 / 256 GB {:.1}K / {:.1}K / {:.1}K IOPS\n",
+            "{t} QD{qd}: 64 / 128 / 256 / 512 GB {:.1}K / {:.1}K / {:.1}K / {:.1}K IOPS\n",
             iops("64", t, qd) / 1e3,
             iops("128", t, qd) / 1e3,
-            iops("256", t, qd) / 1e3
+            iops("256", t, qd) / 1e3,
+            iops("512", t, qd) / 1e3
         )
     };
     let table: String = [1, 2, 4, 8, 32]
@@ -1597,6 +1613,18 @@ tests:
         (0.99..1.0).contains(&qd4),
         "QD4: 256 / 128 GB {qd4:.3}\n{table}"
     );
+    // Tom's comparison of the 2.5" m4s (shared/reference/capacity-families.md) has the
+    // 512 GB about 85% above both the 64 and the 128 GB over this span. The model's is not
+    // that far above both at any depth: it writes with the 128 GB up to QD4 and with the
+    // 256 GB beyond (a reported miss, held where it stands: docs/simulated-drives.md,
+    // "Writes in stripes").
+    for qd in [1, 2, 4, 8, 32] {
+        let (over_64, over_128) = (ratio("512", "64", "rw", qd), ratio("512", "128", "rw", qd));
+        assert!(
+            over_64 >= 0.99 && (0.99..1.5).contains(&over_128),
+            "QD{qd}: 512 GB {over_64:.2} of the 64 GB's, {over_128:.2} of the 128 GB's\n{table}"
+        );
+    }
     for qd in [1, 2, 4, 32] {
         for d in ["64", "128"] {
             let share = ratio(d, "256", "rr", qd);
