@@ -1399,6 +1399,15 @@ fn a_sandforce_drive_on_25nm_nand_is_predicted_from_its_34nm_self() {
     }
 }
 
+/// The Crucial m4 512 GB, not shipped: the 256 GB's file with twice its dies (64, 8 GB a
+/// die) and capacity.
+const M4_512_FROM_256: [(&str, &str); 4] = [
+    ("id: crucial-m4-256", "id: crucial-m4-512"),
+    ("capacity: 256GB", "capacity: 512GB"),
+    ("  dies_per_channel: 4\n", "  dies_per_channel: 8\n"),
+    ("raw_capacity: 256GiB", "raw_capacity: 512GiB"),
+];
+
 #[test]
 fn family_members_not_shipped_keep_their_published_shares() {
     // Two more members of shared/reference/capacity-families.md's families, each derived
@@ -1425,15 +1434,7 @@ fn family_members_not_shipped_keep_their_published_shares() {
                 ("raw_capacity: 85.9GB", "raw_capacity: 42.95GB"),
             ],
         ),
-        (
-            "crucial-m4-256",
-            [
-                ("id: crucial-m4-256", "id: crucial-m4-512"),
-                ("capacity: 256GB", "capacity: 512GB"),
-                ("  dies_per_channel: 4\n", "  dies_per_channel: 8\n"),
-                ("raw_capacity: 256GiB", "raw_capacity: 512GiB"),
-            ],
-        ),
+        ("crucial-m4-256", M4_512_FROM_256),
     ] {
         lab.write(&format!("drives/{parent}.yaml"), &drive_file(parent));
         let id = edits[0].1.trim_start_matches("id: ");
@@ -1535,19 +1536,10 @@ tests:
         &["crucial-m4-64", "crucial-m4-128", "crucial-m4-256"],
         suite,
     );
-    // The 512 GB, derived as `family_members_not_shipped_keep_their_published_shares` has
-    // it, for Tom's comparison of the 2.5" m4s below.
+    // The 512 GB, derived, for Tom's comparison of the 2.5" m4s below.
     lab.write(
         "drives/crucial-m4-512.yaml",
-        &drive_edited(
-            "crucial-m4-256",
-            &[
-                ("id: crucial-m4-256", "id: crucial-m4-512"),
-                ("capacity: 256GB", "capacity: 512GB"),
-                ("  dies_per_channel: 4\n", "  dies_per_channel: 8\n"),
-                ("raw_capacity: 256GiB", "raw_capacity: 512GiB"),
-            ],
-        ),
+        &drive_edited("crucial-m4-256", &M4_512_FROM_256),
     );
     let r = run(&lab);
     let iops = |d: &str, t: &str, qd: u32| {
