@@ -30,8 +30,9 @@ pub(super) struct Params {
     pub(super) combine: u64,
     /// Writes wait in the buffer until it is full, then it is written out whole.
     pub(super) flush_buffer: bool,
-    /// Stripes the write buffer holds (`write_stripes`; 0: none, pages to free dies).
-    pub(super) stripes: u64,
+    /// Whether the controller writes in stripes (`write_stripes`, whose count bounds
+    /// `buffer`); else each page goes to a free die.
+    pub(super) striped: bool,
     /// A write's pipelined time before it is reported done.
     pub(super) write_latency: u64,
     pub(super) channels: usize,
@@ -173,7 +174,7 @@ impl Params {
                 1
             },
             flush_buffer: s.flush_buffer,
-            stripes: s.write_stripes.map_or(0, u64::from),
+            striped: s.write_stripes.is_some(),
             write_latency: s.write_latency.map_or(0, |d| d.0),
             channels: s.channels as usize,
             dies,

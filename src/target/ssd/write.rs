@@ -360,7 +360,7 @@ impl SsdSim {
             // this write's data arrived, else to the die that is free first (the next in
             // turn among equals): a die busy collecting garbage is passed over.
             let turn = if die + 1 == p.dies { 0 } else { die + 1 };
-            let next = if p.stripes > 0 || self.die[turn].free_at() <= turn_by {
+            let next = if p.striped || self.die[turn].free_at() <= turn_by {
                 turn
             } else {
                 self.free_first(turn)
@@ -375,7 +375,7 @@ impl SsdSim {
     /// A program's `unit` bytes leave the buffer when it ends at `done`; with
     /// `write_stripes`, when its stripe's slowest program ends.
     fn release_program(&mut self, p: &Params, done: u64, unit: u64) {
-        if p.stripes == 0 {
+        if !p.striped {
             self.buffer.release(done, unit);
             return;
         }
@@ -499,7 +499,7 @@ impl SsdSim {
         if self.p.program_pages > 1 {
             return self.p.program_pages * self.p.t_prog;
         }
-        if self.p.stripes > 0 {
+        if self.p.striped {
             return self.p.t_prog_pair[self.stripe.upper as usize];
         }
         let upper = &mut self.upper_next[die];
@@ -604,9 +604,7 @@ impl SsdSim {
                 let from = u - lpn * p.page;
                 // A DRAM-less controller looks its map page up first, as for a read.
                 let found = self.map_lookup(lpn, at);
-                ready = ready
-                    .max(at)
-                    .max(self.read_lpn(lpn, found, from, from + unit));
+                ready = ready.max(self.read_lpn(lpn, found, from, from + unit));
             }
         }
         ready
