@@ -735,6 +735,55 @@ fn the_870_evo_4tb_and_a_1tb_derived_from_it_against_the_reviews() {
 }
 
 #[test]
+fn the_870_qvo_8tb_derived_keeps_the_4tbs_cache_and_its_speed_after_it() {
+    // AnandTech's review of the 870 QVO 8 TB (16136, p8, 2020): its cache is "just 78GB,
+    // the same as on the 2TB and 4TB models", and "the lack of performance scaling beyond
+    // the 2TB model is a controller limitation rather than a NAND limitation" (its 64 dies
+    // would write more). The 4 TB's file with twice its dies (64, eight a channel), its
+    // capacity and raw capacity, not shipped; 120 GiB written in one stream on an erased
+    // drive. The cache is Samsung's (input); after it, the controller's limit for native
+    // data (`native_rate`, fitted to the 4 TB's 160) binds the 8 TB too: predicted, where
+    // the program time alone (the file before 2026-12-05) would have doubled it.
+    let eight = family_member(
+        "samsung-870-qvo-4tb",
+        "samsung-870-qvo-8tb",
+        "8TB",
+        "8",
+        "72GB",
+        "8192GiB",
+    );
+    let lab = lab_of(&["samsung-870-qvo-4tb"], &[("samsung-870-qvo-8tb", &eight)]);
+    let suite = "name: t\ntitle: t\nseed: 1\ntests:
+  - {id: fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: 120GiB, queue_depth: 4, passes: 1, precondition: {purge: true}, data: incompressible, metric: mb_per_s}
+";
+    let rows = suite_rows(&lab, suite);
+    let fill = |id: &str, key: &str| {
+        row(&rows, id, "fill")
+            .and_then(|r| r["fill"][key].as_f64())
+            .unwrap_or(f64::NAN)
+    };
+    for id in ["samsung-870-qvo-4tb", "samsung-870-qvo-8tb"] {
+        eprintln!(
+            "{id}: cache {:.1} GB, after it {:.1} MB/s",
+            fill(id, "cache_gb"),
+            fill(id, "after_cache_mb_per_s")
+        );
+    }
+    near(
+        fill("samsung-870-qvo-8tb", "cache_gb"),
+        78.0,
+        0.05,
+        "8 TB cache (AnandTech: the 4 TB's)",
+    );
+    near(
+        fill("samsung-870-qvo-8tb", "after_cache_mb_per_s"),
+        fill("samsung-870-qvo-4tb", "after_cache_mb_per_s"),
+        0.05,
+        "8 TB after the cache against the 4 TB's (AnandTech: no scaling beyond 2 TB)",
+    );
+}
+
+#[test]
 fn pc_worlds_crystaldiskmark_figures_of_the_870s() {
     // PC World's 870 EVO review (March 2021, pp. 68-69) ran CrystalDiskMark 6 on the EVO
     // (1 or 4 TB, the page does not say) and the QVO 2 TB, MB/s: Seq Q32T1 (128 KiB) 562
