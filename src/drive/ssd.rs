@@ -106,6 +106,12 @@ pub struct SlcSpec {
     /// take it. Absent from the plan hash when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native_rate: Option<Rate>,
+    /// Bytes of the dynamic cache flushed into native cells with each byte of host data
+    /// programmed natively while the cache holds data, on the same die (default: none, the
+    /// cache is folded only when room runs out or the drive idles). An emptied cache takes
+    /// host writes again. Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<f64>,
 }
 
 /// Parameters of a simulated SSD (`ssd:` in a drive file): its host link, controller,
@@ -696,6 +702,15 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
         }
         if s.ftl != FtlKind::Page {
             return Err("ssd.slc_cache: expected with `ftl: page`".into());
+        }
+        if let Some(f) = c
+            .flush
+            .filter(|f| !(f.is_finite() && *f > 0.0 && *f <= 16.0))
+        {
+            return Err(format!(
+                "ssd.slc_cache.flush: expected the bytes of cache flushed with each byte \
+                 written natively, above 0 and at most 16, found {f}"
+            ));
         }
     }
     if s.map_cache.is_some_and(|m| m.0 < s.page.0) {

@@ -24,6 +24,10 @@ pub(super) struct Slc {
     pub fold_in_idle: bool,
     /// The controller's time a byte of host data programmed natively (0: no limit).
     pub native_ns_per_byte: f64,
+    /// Bytes of the dynamic cache flushed with each byte placed natively (0: none).
+    flush: f64,
+    /// Whether host data goes to native cells until the flush has emptied the dynamic cache.
+    flushing: bool,
     /// Host data in the static cache, in the dynamic cache, and in native cells.
     held_static: u64,
     held_dynamic: u64,
@@ -50,6 +54,8 @@ impl Slc {
             t_prog: s.program.0,
             fold_in_idle: s.fold_in_idle.unwrap_or(true),
             native_ns_per_byte: s.native_rate.map_or(0.0, |r| 1e9 / r.0),
+            flush: s.flush.unwrap_or(0.0),
+            flushing: false,
             held_static: 0,
             held_dynamic: 0,
             native: 0,
@@ -63,14 +69,18 @@ impl Slc {
 
     /// Whether [`Slc::place`] would put `bytes` of host data in SLC mode now.
     pub fn takes(&self, bytes: u64) -> bool {
+        let flushing = self.flushing && self.held_dynamic > 0;
         self.held_static + bytes <= self.static_cap
-            || (self.held_dynamic + bytes <= self.dynamic_cap
+            || (!flushing
+                && self.held_dynamic + bytes <= self.dynamic_cap
                 && self.used() + bytes * self.bits <= self.user)
     }
 
     /// Places `bytes` of host data: in the static cache while it has room, then the dynamic
     /// one while it has room and the user area can take it in SLC mode, else in native
-    /// cells, folding as much of the dynamic cache first as the user area needs.
+    /// cells, folding as much of the dynamic cache first as the user area needs. With
+    /// `flush`, each native placement folds that share of `bytes` more, and host data stays
+    /// native until the dynamic cache is empty.
     pub fn place(&mut self, bytes: u64) -> Placement {
         if self.held_static + bytes <= self.static_cap {
             self.held_static += bytes;
@@ -82,9 +92,12 @@ impl Slc {
         }
         let over = (self.used() + bytes).saturating_sub(self.user);
         // Each byte folded frees `bits` − 1 bytes of native room.
-        let fold = over.div_ceil(self.bits - 1).min(self.held_dynamic);
+        let needed = over.div_ceil(self.bits - 1).min(self.held_dynamic);
+        let flushed = ((bytes as f64 * self.flush) as u64).min(self.held_dynamic - needed);
+        let fold = needed + flushed;
         self.held_dynamic -= fold;
         self.native += fold + bytes;
+        self.flushing = self.flush > 0.0 && self.held_dynamic > 0;
         Placement::Native { fold }
     }
 
@@ -159,6 +172,31 @@ mod tests {
         // room beside 54 native: 4 static + 2 dynamic held.
         assert_eq!(folded, 18);
         assert_eq!((c.held(), c.native), (6, 54));
+    }
+
+    #[test]
+    fn a_flush_empties_the_full_cache_and_then_it_takes_writes_again() {
+        let yaml = "bits: 3\nstatic: 4\ndynamic: 20\nprogram: 100us\nflush: 0.5\n";
+        let spec: SlcSpec = serde_yaml::from_str(yaml).unwrap();
+        let mut c = Slc::new(&spec, 1000);
+        let placed: Vec<Placement> = (0..100).map(|_| c.place(2)).collect();
+        // 4 static and 20 dynamic in SLC mode (12 writes of 2); then native writes that
+        // flush a byte each until the 20 are folded (20 writes), then the cache again.
+        assert!(placed[..12].iter().all(|p| *p == Placement::Slc));
+        assert!(placed[12..32]
+            .iter()
+            .all(|p| *p == Placement::Native { fold: 1 }));
+        assert!(placed[32..42].iter().all(|p| *p == Placement::Slc));
+        assert_eq!(placed[42], Placement::Native { fold: 1 });
+        // Without it, the full cache stays full and nothing is folded while room lasts.
+        let mut plain = cache(1000);
+        let folded: u64 = (0..100)
+            .map(|_| match plain.place(2) {
+                Placement::Native { fold } => fold,
+                Placement::Slc => 0,
+            })
+            .sum();
+        assert_eq!((folded, plain.held()), (0, 24));
     }
 
     #[test]
