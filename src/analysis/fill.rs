@@ -35,7 +35,8 @@ pub struct Fill {
     pub cache_gb: Option<f64>,
     /// The speed up to the drop (the whole fill's without one), MB/s.
     pub in_cache_mb_per_s: f64,
-    /// The speed from the drop to the end, MB/s.
+    /// The speed from the drop until the speed comes back to the cache's (a cache taken
+    /// again once flushed) or the fill ends, MB/s.
     pub after_cache_mb_per_s: Option<f64>,
     /// The speed over the whole fill, MB/s.
     pub average_mb_per_s: f64,
@@ -102,10 +103,22 @@ pub fn fill(submit: &[u64], latency: &[u64], len: &[u32]) -> Option<Fill> {
     let (cache_gb, in_cache, after) = match drop_at {
         Some(i) => {
             let (bytes, t) = (points[i - 1].gb * 1e9, times[i - 1]);
+            let in_cache = bytes / (t - start) as f64 * 1e3;
+            // After the cache until the speed comes back to the cache's (a controller that
+            // takes its cache again once flushed), a window's median at the drop's limit,
+            // else to the end.
+            let limit = FILL_DROP * in_cache;
+            let back = (i + w..speeds.len().saturating_sub(w - 1))
+                .find(|&j| median(&speeds[j..j + w]) >= limit)
+                .and_then(|j| (j..j + w).find(|&k| speeds[k] >= limit));
+            let (to_bytes, to_t) = match back {
+                Some(k) => (points[k - 1].gb * 1e9, times[k - 1]),
+                None => (total as f64, end),
+            };
             (
                 Some(points[i - 1].gb),
-                bytes / (t - start) as f64 * 1e3,
-                Some((total as f64 - bytes) / (end - t).max(1) as f64 * 1e3),
+                in_cache,
+                Some((to_bytes - bytes) / (to_t - t).max(1) as f64 * 1e3),
             )
         }
         None => (None, average, None),
@@ -157,6 +170,32 @@ mod tests {
         assert!((f.after_cache_mb_per_s.unwrap() - 250.0).abs() < 3.0);
         // 10 GB in 3 s + 28 s.
         assert!((f.average_mb_per_s - 10_000.0 / 31.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn after_the_cache_ends_where_the_cache_is_taken_again() {
+        // 2 GB at 1 ms each, 3 GB at 4 ms, 2 GB at 1 ms (the cache again), 3 GB at 4 ms.
+        let mut t = 0;
+        let (mut s, mut l) = (Vec::new(), Vec::new());
+        for i in 0..10_000 {
+            let d = if i < 2000 || (5000..7000).contains(&i) {
+                1_000_000
+            } else {
+                4_000_000
+            };
+            s.push(t);
+            l.push(d);
+            t += d;
+        }
+        let f = fill(&s, &l, &[1_000_000; 10_000]).unwrap();
+        assert!(
+            (f.cache_gb.unwrap() - 2.0).abs() <= 0.02,
+            "{:?}",
+            f.cache_gb
+        );
+        assert!((f.after_cache_mb_per_s.unwrap() - 250.0).abs() < 3.0);
+        // 10 GB in 4 s + 24 s.
+        assert!((f.average_mb_per_s - 10_000.0 / 28.0).abs() < 0.01);
     }
 
     #[test]
