@@ -587,11 +587,7 @@ fn the_870_qvo_family_derived_from_its_4tb_file() {
     }
     let suite = format!("{SPEC}{WRITE_450GB}{}", shipped_test("modern-2026", "fill"));
     let rows = suite_rows(&lab, &suite);
-    let fill = |id: &str, key: &str| {
-        row(&rows, id, "fill")
-            .and_then(|r| r["fill"][key].as_f64())
-            .unwrap_or(f64::NAN)
-    };
+    let fill = |id: &str, key: &str| fill_of(&rows, id, "fill", key);
     // Samsung's sheet gives every capacity 560 / 530 MB/s and 98K / 88K IOPS; as "up to"
     // figures within −25% / +10%: the link's rates, the dies' random reads (a page a sense:
     // random pages rarely share a wordline) and the SATA link's random writes (a frame's
@@ -742,27 +738,19 @@ fn the_980_pros_fills_against_techpowerup_and_anandtech() {
         &[("samsung-980-pro-250gb", &quarter)],
     );
     let suite = format!(
-        "name: fill\ntitle: t\nseed: 1\ntests:\n{}{}",
+        "name: t\ntitle: t\nseed: 1\ntests:\n{}{}",
         shipped_test("modern-2026", "fill"),
         "  - {id: anandtech, title: f, operation: write, pattern: sequential, block_size: 128KiB, span: full, queue_depth: 32, passes: 1, precondition: {purge: true}, data: incompressible, metric: mb_per_s}\n"
     );
-    lab.write("suites/fill.yaml", &suite);
-    let out = lab.roundup(&["run", "-q"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_slice(&lab.roundup(&["summary", "--json"]).stdout).unwrap();
-    let fill = |id: &str, test: &str, key: &str| {
-        row(&rows, id, test)
-            .and_then(|r| r["fill"][key].as_f64())
-            .unwrap_or(f64::NAN)
-    };
+    let rows = suite_rows(&lab, &suite);
+    let fill = |id: &str, test: &str, key: &str| fill_of(&rows, id, test, key);
     let out = lab.roundup(&["render", "-q"]);
     assert!(out.status.success(), "{}", stderr(&out));
     // Each fill's curve: the speed over each stretch, against the data written by its end.
     let curve = |id: &str, test: &str| -> Vec<(f64, f64)> {
         let csv = std::fs::read_to_string(
             lab.path()
-                .join(format!("site/charts/suites/fill/{test}.base.fill.csv")),
+                .join(format!("site/charts/suites/t/{test}.base.fill.csv")),
         )
         .unwrap();
         csv.lines()
@@ -901,11 +889,7 @@ fn the_870_qvo_8tb_and_1tb_derived_against_anandtech() {
   - {id: sustained-qd4, title: s, operation: read, pattern: random, block_size: 4KiB, span: 64GiB, queue_depth: 4, duration: 1s, metric: iops}
 ";
     let rows = suite_rows(&lab, suite);
-    let fill = |id: &str, key: &str| {
-        row(&rows, id, "fill")
-            .and_then(|r| r["fill"][key].as_f64())
-            .unwrap_or(f64::NAN)
-    };
+    let fill = |id: &str, key: &str| fill_of(&rows, id, "fill", key);
     let (one, four, eight) = (
         "samsung-870-qvo-1tb",
         "samsung-870-qvo-4tb",
@@ -1186,6 +1170,13 @@ fn row<'a>(
 fn figure(rows: &[serde_json::Value], drive: &str, test: &str, key: &str) -> f64 {
     row(rows, drive, test)
         .and_then(|r| r[key].as_f64())
+        .unwrap_or(f64::NAN)
+}
+
+/// A fill figure (`fill.key` of the summary) of `drive`'s first job of `test`.
+fn fill_of(rows: &[serde_json::Value], drive: &str, test: &str, key: &str) -> f64 {
+    row(rows, drive, test)
+        .and_then(|r| r["fill"][key].as_f64())
         .unwrap_or(f64::NAN)
 }
 
