@@ -112,6 +112,11 @@ pub struct SlcSpec {
     /// host writes again. Absent from the plan hash when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flush: Option<f64>,
+    /// Sense time of a page held in SLC mode (one bit a cell: one sense), where the
+    /// controller reads the cache's pages so (default: none, they read as native pages).
+    /// Absent from the plan hash when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<Duration>,
 }
 
 /// Parameters of a simulated SSD (`ssd:` in a drive file): its host link, controller,
@@ -710,6 +715,14 @@ fn validate_nand(s: &SsdSpec) -> std::result::Result<(), String> {
             return Err(format!(
                 "ssd.slc_cache.flush: expected the bytes of cache flushed with each byte \
                  written natively, above 0 and at most 16, found {f}"
+            ));
+        }
+        if let Some(r) = c.read.filter(|r| r.0 == 0 || r.0 > s.read.0) {
+            return Err(format!(
+                "ssd.slc_cache.read: expected an SLC-mode sense time above zero and at most \
+                 the native `read` ({}), found {}",
+                DurationLabel(s.read.0),
+                DurationLabel(r.0)
             ));
         }
     }

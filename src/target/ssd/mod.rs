@@ -44,6 +44,7 @@ mod page_ftl;
 mod params;
 mod read;
 mod slc;
+mod slc_pages;
 mod write;
 mod write_buffer;
 
@@ -66,6 +67,8 @@ struct Stored {
     /// die's block: the pages a multi-plane program wrote).
     plane: usize,
     wordline: u64,
+    /// Whether its page is in SLC mode, where that reads faster (`slc_cache.read`).
+    slc: bool,
 }
 
 /// What the drive did, for the manifest and the tests.
@@ -178,6 +181,8 @@ pub struct SsdSim {
     /// The SLC cache, where the drive has one, and the host data the FTL maps (which the
     /// cache's accounting follows).
     slc: Option<Slc>,
+    /// The logical pages in SLC mode, where they read faster (`slc_cache.read`).
+    slc_pages: Option<slc_pages::SlcPages>,
     /// When the controller's rate of host data into native programs is next free
     /// (`slc_cache.native_rate`).
     native_free: u64,
@@ -283,6 +288,11 @@ impl SsdSim {
             ahead: Vec::new(),
             ahead_next: Vec::new(),
             slc: s.slc_cache.as_ref().map(|c| Slc::new(c, drive.capacity)),
+            slc_pages: s
+                .slc_cache
+                .as_ref()
+                .and_then(|c| c.read)
+                .map(|r| slc_pages::SlcPages::new(lpns, r.0)),
             native_free: 0,
             valid: 0,
             map: s.map_cache.map(|b| map_cache::MapCache::new(b.0, p.page)),
@@ -446,6 +456,9 @@ impl SsdSim {
         let first = offset.div_ceil(p.page);
         let end = (offset + len) / p.page;
         self.buffer.drop_held(first, end);
+        if let Some(c) = &mut self.slc_pages {
+            c.discard(first, end);
+        }
         match &mut self.ftl {
             Ftl::Page(f) => {
                 let end = end.min(f.map.len() as u64);
@@ -500,10 +513,14 @@ impl Target for SsdSim {
         // An SLC cache is folded while the drive idles, every die reading and programming.
         let p = &*self.p;
         if let Some(c) = self.slc.as_mut().filter(|c| c.fold_in_idle) {
-            let per_unit = p.t_read + p.t_prog;
+            let t_read = self.slc_pages.as_ref().map_or(p.t_read, |c| c.t_read);
+            let per_unit = t_read + p.t_prog;
             let units = ns as u128 * p.dies as u128 / per_unit as u128;
             let folded = c.fold((units * (p.page * p.planes) as u128).min(u64::MAX as u128) as u64);
             self.stats.folded_bytes += folded;
+            if let Some(c) = &mut self.slc_pages {
+                c.fold(folded / p.page);
+            }
         }
         self.clock += ns;
     }

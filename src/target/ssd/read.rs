@@ -131,6 +131,7 @@ impl SsdSim {
                     plane: (page / dies % planes) as usize,
                     // Apart from the data's wordlines.
                     wordline: (1 << 63) | (page / dies / planes),
+                    slc: false,
                 };
                 self.read_page(stored, at, self.p.page)
             }
@@ -151,7 +152,10 @@ impl SsdSim {
             if let Some(pieces) = f.pieces(lpn, from, to) {
                 let mut ready = at;
                 for loc in pieces {
-                    let stored = self.stored_at(loc);
+                    let stored = Stored {
+                        slc: self.in_slc(lpn),
+                        ..self.stored_at(loc)
+                    };
                     self.stats.page_reads += 1;
                     ready = ready.max(self.read_page(stored, at, stored.bytes));
                 }
@@ -175,7 +179,10 @@ impl SsdSim {
     pub(super) fn read_page(&mut self, page: Stored, ready: u64, bytes: u64) -> u64 {
         let p = &*self.p;
         let (d, ch) = (page.die, page.die % p.channels);
-        let kind_time = p.t_read_types[page.kind];
+        let kind_time = match &self.slc_pages {
+            Some(c) if page.slc => c.t_read,
+            _ => p.t_read_types[page.kind],
+        };
         let independent = p.plane_reads == Some(PlaneReads::Independent);
         let mut at = ready;
         let mut first = true;
@@ -274,7 +281,13 @@ impl SsdSim {
             kind: (loc.entry() as u64 / p.planes % p.page_types) as usize,
             plane: (loc.entry() as u64 % p.planes) as usize,
             wordline: loc.block as u64 * p.pages_per_block + loc.entry() as u64 / p.planes,
+            slc: false,
         }
+    }
+
+    /// Whether logical page `lpn` is in SLC mode, where that reads faster.
+    fn in_slc(&self, lpn: u64) -> bool {
+        self.slc_pages.as_ref().is_some_and(|c| c.holds(lpn))
     }
 
     /// Where a logical page's data is, if it holds any: its die, the bytes stored and its
@@ -284,7 +297,10 @@ impl SsdSim {
         let p = &*self.p;
         match &self.ftl {
             // A page whose units are stored apart is read by its pieces (`read_lpn`).
-            Ftl::Page(f) => Some(self.stored_at(f.location(lpn)?)),
+            Ftl::Page(f) => Some(Stored {
+                slc: self.in_slc(lpn),
+                ..self.stored_at(f.location(lpn)?)
+            }),
             // A page in the cache is read from there; one never written is not read.
             Ftl::Block(f) if f.cache.contains(&lpn) || !f.holds(lpn) => None,
             Ftl::Block(_) => Some(Stored {
@@ -293,6 +309,7 @@ impl SsdSim {
                 kind: (lpn / p.dies as u64 % p.page_types) as usize,
                 plane: 0,
                 wordline: lpn,
+                slc: false,
             }),
         }
     }

@@ -313,6 +313,12 @@ impl SsdSim {
         work: u64,
     ) -> Result<u64> {
         let Placed { at, turn_by } = when;
+        // In SLC mode if the program it goes into would take the cache now.
+        let to_slc = self.slc_pages.is_some()
+            && self
+                .slc
+                .as_ref()
+                .is_some_and(|c| c.takes(self.program_unit()));
         let Ftl::Page(f) = &mut self.ftl else {
             return Ok(0);
         };
@@ -325,6 +331,9 @@ impl SsdSim {
         if let Some(c) = &mut self.slc {
             self.valid = self.valid.saturating_sub(old) + bytes;
             c.sync(self.valid);
+        }
+        if let Some(c) = &mut self.slc_pages {
+            c.written(lpn, to_slc);
         }
         let mut book = page_ftl::Booking {
             busy: &mut self.die,
@@ -472,7 +481,11 @@ impl SsdSim {
         };
         self.stats.folded_bytes += fold;
         let page = p.page * p.planes;
-        let folding = (fold as u128 * (p.t_read + p.t_prog) as u128 / page as u128) as u64;
+        let t_read = self.slc_pages.as_ref().map_or(p.t_read, |c| c.t_read);
+        if let Some(c) = &mut self.slc_pages {
+            c.fold(fold / p.page);
+        }
+        let folding = (fold as u128 * (t_read + p.t_prog) as u128 / page as u128) as u64;
         NextProgram {
             time: folding + self.native_program_time(die),
             native: true,

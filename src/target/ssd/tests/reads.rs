@@ -683,3 +683,57 @@ fn a_page_is_sensed_once_for_a_stream_of_reads_smaller_than_it() {
     let late = latencies[pages as usize * 2..].iter().max().unwrap();
     assert!(*late < latencies[0], "{late} ns, first {} ns", latencies[0]);
 }
+
+#[test]
+fn a_page_in_slc_mode_reads_at_its_sense_time_until_it_is_folded() {
+    // A TLC drive (45, 60 and 45 µs by page type) whose cache reads in 20 µs: pages
+    // written while the cache takes them read in 20 µs whatever their type.
+    let cache = "  slc_cache: {bits: 3, static: 64KiB, program: 200us, read: 20us}\n";
+    let mut sim = from_yaml(&tlc_yaml(cache));
+    let dies = sim.p.dies as u64;
+    // 16 pages fill the 64 KiB cache; the next 16 go to TLC.
+    for i in 0..32 {
+        write(&mut sim, i * 4096, i);
+    }
+    sim.settle().unwrap();
+    let mut plain = from_yaml(&tlc_yaml(&cache.replace(", read: 20us", "")));
+    for i in 0..32 {
+        write(&mut plain, i * 4096, i);
+    }
+    plain.settle().unwrap();
+    for lpn in [0, 1, 2, 15] {
+        let (fast, slow) = (
+            read_alone(&mut sim, lpn, 100 + lpn),
+            read_alone(&mut plain, lpn, 100 + lpn),
+        );
+        let kind = plain.locate(lpn).unwrap().kind;
+        assert_eq!(
+            slow - fast,
+            plain.p.t_read_types[kind] - 20_000,
+            "page {lpn}"
+        );
+    }
+    // Native pages read alike on both.
+    for lpn in 16..16 + dies {
+        assert_eq!(
+            read_alone(&mut sim, lpn, 200 + lpn),
+            read_alone(&mut plain, lpn, 200 + lpn)
+        );
+    }
+    // Written again with the cache full, a page goes to TLC and leaves the cache; idle folds
+    // the cache, and then its pages read at their types' times again.
+    write(&mut sim, 0, 300);
+    sim.settle().unwrap();
+    assert!(!sim.locate(0).unwrap().slc && sim.locate(1).unwrap().slc);
+    sim.idle(1_000_000_000, &std::sync::atomic::AtomicBool::new(false));
+    assert!((0..32).all(|lpn| !sim.locate(lpn).unwrap().slc));
+    let kind = sim.locate(1).unwrap().kind;
+    let took = read_alone(&mut sim, 1, 400);
+    let base = read_alone(&mut plain, 1, 400) - plain.p.t_read_types[plain.locate(1).unwrap().kind];
+    assert_eq!(took - sim.p.t_read_types[kind], base);
+    // A sense in SLC mode no slower than the native read, and above zero.
+    for bad in ["60us", "0us"] {
+        let e = refusal(&tlc_yaml(&cache.replace("20us", bad)));
+        assert!(e.contains("ssd.slc_cache.read: expected"), "{e}");
+    }
+}
