@@ -1063,48 +1063,137 @@ fn the_p1_against_anandtechs_reads_of_its_cache_and_of_a_full_drive() {
 }
 
 #[test]
-fn the_970_evo_plus_against_its_predecessor_in_anandtechs_reads() {
-    // AnandTech's review of the 970 EVO Plus (13761, pp. 6-7, 2019), against the 970 EVO
-    // among others, on the drive holding its test data: 4 KiB random reads at QD1 in bursts
-    // over 16 GB "an improvement over its predecessor, but not as large as was promised by
-    // the spec sheet" (Samsung's 19K against 15K IOPS, +27%); sustained (the mean of QD1, 2
-    // and 4 over 64 GB) "tied or ahead of last year's best"; 128 KiB sequential reads at
-    // QD1 in bursts "a clear step up from its predecessors". The two 1 TB files, predicted:
-    // they differ in the NAND's program times and channel rate (the 970 EVO's files are the
-    // Plus's with Samsung's word on the 64-layer part) and one fitted controller time.
-    let (evo, plus) = ("samsung-970-evo-1tb", "samsung-970-evo-plus-1tb");
-    let lab = lab_of(&[evo, plus], &[]);
+fn samsungs_generations_against_each_other_in_anandtechs_reads() {
+    // AnandTech's reviews of the 970 EVO Plus (13761, pp. 6-7, 2019) and the 980 PRO (16087,
+    // pp. 5-6, 2020), each against the drives before it, on the drive holding its test data.
+    // The 970 EVO Plus over the 970 EVO: 4 KiB random reads at QD1 in bursts over 16 GB "an
+    // improvement over its predecessor, but not as large as was promised by the spec sheet"
+    // (Samsung's 19K against 15K IOPS, +27%); sustained (the mean of QD1, 2 and 4 over 64
+    // GB) "tied or ahead of last year's best"; 128 KiB sequential reads at QD1 in bursts "a
+    // clear step up from its predecessors". The 980 PRO over them: QD1 bursts "faster than
+    // their earlier TLC"; 128 KiB at QD1 in bursts "marginally faster than its
+    // predecessors"; sustained 128 KiB reads "no longer [...] a clear advantage". The
+    // 1 TB files, predicted (the 970 EVO's files are the Plus's with Samsung's word on the
+    // 64-layer part; the 980 PRO's its own, on PCIe 4.0). TechReport's review of the 970 EVO
+    // Plus 500 GB (34413, p2; IOMeter over the whole drive): its QD1 random reads "narrowly
+    // edging out the 970 EVO 1 TB", and its 128 KiB sequential reads at QD4 breaking 3,000
+    // MB/s and surpassing the 970 EVO 1 TB.
+    let (evo, plus, pro, plus500) = (
+        "samsung-970-evo-1tb",
+        "samsung-970-evo-plus-1tb",
+        "samsung-980-pro-1tb",
+        "samsung-970-evo-plus-500gb",
+    );
+    let lab = lab_of(&[evo, plus, pro, plus500], &[]);
     let mut suite = String::from("name: t\ntitle: t\nseed: 1\ntests:
   - {id: fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: 64GiB, queue_depth: 4, passes: 1, precondition: {purge: true}, metric: mb_per_s}
 ");
     suite += &anandtechs_bursts("");
     for qd in [1, 2, 4] {
         suite += &format!(
-            "  - {{id: random-qd{qd}, title: s, operation: read, pattern: random, block_size: 4KiB, span: 64GiB, queue_depth: {qd}, duration: 10s, metric: iops}}\n"
+            "  - {{id: random-qd{qd}, title: s, operation: read, pattern: random, block_size: 4KiB, span: 64GiB, queue_depth: {qd}, duration: 10s, metric: iops}}
+  - {{id: seq-qd{qd}, title: s, operation: read, pattern: sequential, block_size: 128KiB, span: 64GiB, queue_depth: {qd}, duration: 10s, metric: mb_per_s}}
+"
         );
     }
     let rows = suite_rows(&lab, &suite);
-    let sustained = |id: &str| {
+    let sustained = |id: &str, kind: &str, key: &str| {
         [1, 2, 4]
             .iter()
-            .map(|qd| figure(&rows, id, &format!("random-qd{qd}"), "iops"))
+            .map(|qd| figure(&rows, id, &format!("{kind}-qd{qd}"), key))
             .sum::<f64>()
             / 3.0
     };
-    let gain =
-        |test: &str, key: &str| figure(&rows, plus, test, key) / figure(&rows, evo, test, key);
-    eprintln!(
-        "970 EVO Plus over the 970 EVO, 1 TB: QD1 bursts {:.3}, sustained {:.3}, sequential \
-         bursts {:.3}",
-        gain("burst", "iops"),
-        sustained(plus) / sustained(evo),
-        gain("seq-burst", "mb_per_s")
+    let over = |a: &str, b: &str| {
+        [
+            figure(&rows, a, "burst", "iops") / figure(&rows, b, "burst", "iops"),
+            sustained(a, "random", "iops") / sustained(b, "random", "iops"),
+            figure(&rows, a, "seq-burst", "mb_per_s") / figure(&rows, b, "seq-burst", "mb_per_s"),
+            sustained(a, "seq", "mb_per_s") / sustained(b, "seq", "mb_per_s"),
+        ]
+    };
+    let (plus_evo, pro_plus) = (over(plus, evo), over(pro, plus));
+    for (what, r) in [
+        ("970 EVO Plus / 970 EVO", plus_evo),
+        ("980 PRO / 970 EVO Plus", pro_plus),
+    ] {
+        eprintln!(
+            "{what}, 1 TB: QD1 bursts {:.3}, sustained random {:.3}, sequential bursts {:.3}, \
+             sustained sequential {:.3}",
+            r[0], r[1], r[2], r[3]
+        );
+    }
+    // The Plus: an improvement less than the sheets' 27% (its channel moves a page sooner),
+    // tied or ahead sustained, a step up in sequential bursts.
+    assert!(
+        plus_evo[0] > 1.0 && plus_evo[0] < 19.0 / 15.0,
+        "{plus_evo:?}"
     );
-    // An improvement, less than the sheets' 27%: the channel's faster transfer of a page.
-    let g = gain("burst", "iops");
-    assert!(g > 1.0 && g < 19.0 / 15.0, "{g}");
-    assert!(sustained(plus) >= sustained(evo));
-    assert!(gain("seq-burst", "mb_per_s") > 1.05);
+    assert!(plus_evo[1] >= 1.0 && plus_evo[2] > 1.05, "{plus_evo:?}");
+    // The 980 PRO: faster at QD1 (held). Reported misses: 1.22 times the Plus in sequential
+    // bursts ("marginally faster") and 1.48 sustained ("no longer [...] a clear advantage"):
+    // its faster channels and link count at QD1 to 4 in the model. (The review ran the 980
+    // PRO on a new testbed that "imposes a bit more overhead", the Plus on its older one.)
+    assert!(pro_plus[0] > 1.0, "{pro_plus:?}");
+    assert!((1.1..1.35).contains(&pro_plus[2]), "{pro_plus:?}");
+    assert!((1.3..1.7).contains(&pro_plus[3]), "{pro_plus:?}");
+    // TechReport's 500 GB Plus: narrowly ahead at QD1 (held); past 3,000 MB/s at QD4 (held)
+    // but level with the 970 EVO 1 TB there, both at the link's 3,500 (a reported miss of
+    // "surpasses").
+    let (qd1, qd4) = (
+        figure(&rows, plus500, "random-qd1", "iops") / figure(&rows, evo, "random-qd1", "iops"),
+        figure(&rows, plus500, "seq-qd4", "mb_per_s"),
+    );
+    eprintln!(
+        "970 EVO Plus 500 GB: QD1 random reads {qd1:.3} of the 970 EVO 1 TB's; 128 KiB at QD4 \
+         {qd4:.0} MB/s against {:.0}",
+        figure(&rows, evo, "seq-qd4", "mb_per_s")
+    );
+    assert!((1.0..1.05).contains(&qd1), "{qd1}");
+    assert!(qd4 > 3000.0);
+    near(
+        qd4,
+        figure(&rows, evo, "seq-qd4", "mb_per_s"),
+        0.02,
+        "500 GB Plus against the 970 EVO 1 TB, 128 KiB at QD4",
+    );
+}
+
+#[test]
+fn the_970_evo_1tb_written_whole_as_benchmark_reviews_did() {
+    // Benchmark Reviews' 970 EVO 1 TB review (Olin Coles, 2018, p8; as techplayboy.com
+    // carries it): AIDA64's linear write, 1 MB at a time from the first sector to the last
+    // on a secure-erased drive, "briefly recorded linear write-to speeds around 2464 MB/s
+    // [...] before sequential performance dropped to produce average write speeds around
+    // 864 MB/s". The shipped file, predicted: the burst holds; the average is a reported
+    // miss, +49%, where PC Perspective's ~1.2 GB/s after the cache (which the file meets)
+    // would leave the whole drive near 1.3 GB/s: the two measurements disagree.
+    let rows = run(
+        &["samsung-970-evo-1tb"],
+        "name: t\ntitle: t\nseed: 1\ntests:
+  - {id: fill, title: w, operation: write, pattern: sequential, block_size: 1MiB, span: full, queue_depth: 1, passes: 1, precondition: {purge: true}, metric: mb_per_s}
+",
+    );
+    let d = "samsung-970-evo-1tb";
+    let (burst, average) = (
+        fill_figure(&rows, d, "in_cache_mb_per_s"),
+        fill_figure(&rows, d, "average_mb_per_s"),
+    );
+    eprintln!(
+        "970 EVO 1 TB written whole at QD1: {burst:.0} MB/s in the cache, {average:.0} on average"
+    );
+    near(
+        burst,
+        2464.0,
+        0.05,
+        "in the cache (Benchmark Reviews ~2,464)",
+    );
+    near(
+        average,
+        864.0 * 1.49,
+        0.05,
+        "average (Benchmark Reviews 864: a reported miss)",
+    );
 }
 
 #[test]
