@@ -1197,6 +1197,49 @@ fn the_970_evo_1tb_written_whole_as_benchmark_reviews_did() {
 }
 
 #[test]
+fn the_970_evos_sustained_random_writes_fall_with_capacity_as_pc_perspective_found() {
+    // PC Perspective's review of the 970 EVO 250 GB, 500 GB and 1 TB (April 2018, p5):
+    // "as we reduce the capacity, we also reduce the 970 EVO's ability to handle sustained
+    // random writes", 4 KiB over an 8 GB span "with the SSD only half full", though "this
+    // workload should fit within the SLC cache area of all three capacities". Each file
+    // half written in one stream, then 4 KiB random writes at QD32 over 8 GiB for 20 s;
+    // predicted: the half written has filled each cache, and the writes go to TLC, where
+    // the dies bound them.
+    let ids = [
+        "samsung-970-evo-250gb",
+        "samsung-970-evo-500gb",
+        "samsung-970-evo-1tb",
+    ];
+    let lab = lab_of(&ids, &[]);
+    for (id, half) in ids.iter().zip(["125GB", "250GB"]) {
+        lab.write(
+            &format!("suites/{id}.yaml"),
+            &format!(
+                "name: {id}\ntitle: h\nseed: 1\ndrives: [{id}]\ntests:
+  - {{id: half, title: h, operation: write, pattern: sequential, block_size: 1MiB, span: {half}, queue_depth: 4, passes: 1, precondition: {{purge: true}}, metric: mb_per_s}}
+  - {{id: random-write, title: w, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 32, duration: 20s, metric: iops}}
+"
+            ),
+        );
+    }
+    let rows = suite_rows(
+        &lab,
+        "name: t\ntitle: h\nseed: 1\ndrives: [samsung-970-evo-1tb]\ntests:
+  - {id: half, title: h, operation: write, pattern: sequential, block_size: 1MiB, span: 500GB, queue_depth: 4, passes: 1, precondition: {purge: true}, metric: mb_per_s}
+  - {id: random-write, title: w, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 32, duration: 20s, metric: iops}
+",
+    );
+    let iops: Vec<f64> = ids
+        .iter()
+        .map(|id| figure(&rows, id, "random-write", "iops"))
+        .collect();
+    eprintln!(
+        "970 EVO 250 GB / 500 GB / 1 TB, half full, 4 KiB random writes at QD32: {iops:.0?} IOPS"
+    );
+    assert!(iops[0] < iops[1] && iops[1] < iops[2], "{iops:?}");
+}
+
+#[test]
 fn pc_worlds_crystaldiskmark_figures_of_the_870s() {
     // PC World's 870 EVO review (March 2021, pp. 68-69) ran CrystalDiskMark 6 on the EVO
     // (1 or 4 TB, the page does not say) and the QVO 2 TB, MB/s: Seq Q32T1 (128 KiB) 562
