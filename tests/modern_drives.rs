@@ -1063,6 +1063,57 @@ fn the_p1_against_anandtechs_reads_of_its_cache_and_of_a_full_drive() {
 }
 
 #[test]
+fn the_p1_mixes_reads_and_writes_as_anandtech_found_empty_and_full() {
+    // AnandTech's P1 review (13512, p8): 4 KiB random reads and writes at QD4 over 64 GB,
+    // mixes from pure reads to pure writes in steps of 10%, each up to a minute, a minute's
+    // idle before each; "when the drive is full and the SLC cache is at its minimum size,
+    // the P1 slows down to 40% of its speed on a drive containing only the test data", its
+    // curve "mostly flat [...] rather than the significant performance upswing as the
+    // proportion of writes grows beyond 70%". The shipped file, predicted (30 s a mix).
+    let mixes: Vec<String> = (0..=10).map(|k| format!("{}%", 10 * k)).collect();
+    let mut suite = String::from("name: t\ntitle: t\nseed: 1\ntests:\n");
+    for (state, span) in [("empty", "64GiB"), ("full", "full")] {
+        suite += &format!(
+            "  - {{id: {state}-fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: {span}, queue_depth: 4, passes: 1, precondition: {{purge: true}}, metric: mb_per_s}}
+  - {{id: {state}-mix, title: m, operation: read, pattern: random, block_size: 4KiB, span: 64GiB, queue_depth: 4, duration: 30s, interval: 60s, variants: {{writes: [{}]}}, metric: mb_per_s}}
+",
+            mixes.join(", ")
+        );
+    }
+    let lab = lab_of(&["crucial-p1-1tb"], &[]);
+    let rows = suite_rows(&lab, &suite);
+    let curve = |state: &str| -> Vec<f64> {
+        (0..=10)
+            .map(|k| {
+                rows.iter()
+                    .find(|r| {
+                        r["test"] == format!("{state}-mix")
+                            && r["variant"] == format!("wr-{}", 10 * k)
+                    })
+                    .and_then(|r| r["mb_per_s"].as_f64())
+                    .unwrap_or(f64::NAN)
+            })
+            .collect()
+    };
+    let (empty, full) = (curve("empty"), curve("full"));
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    eprintln!("P1, MB/s by writes 0% to 100%: empty {empty:.0?}, full {full:.0?}");
+    eprintln!(
+        "full / empty, mean over the mixes: {:.3}",
+        mean(&full) / mean(&empty)
+    );
+    near(
+        mean(&full) / mean(&empty),
+        0.40,
+        0.2,
+        "full over empty (AnandTech 40%)",
+    );
+    // The empty drive's upswing beyond 70% writes; the full drive's flatter curve.
+    assert!(empty[10] > 2.0 * empty[7], "{empty:?}");
+    assert!(full[10] < 1.5 * full[7], "{full:?}");
+}
+
+#[test]
 fn samsungs_generations_against_each_other_in_anandtechs_reads() {
     // AnandTech's reviews of the 970 EVO Plus (13761, pp. 6-7, 2019) and the 980 PRO (16087,
     // pp. 5-6, 2020), each against the drives before it, on the drive holding its test data.
