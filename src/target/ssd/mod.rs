@@ -512,15 +512,11 @@ impl Target for SsdSim {
     fn idle(&mut self, ns: u64, _stop: &std::sync::atomic::AtomicBool) {
         // An SLC cache is folded while the drive idles, every die reading and programming.
         let p = &*self.p;
+        let per_unit = self.fold_read() + p.t_prog;
+        let most = ns as u128 * p.dies as u128 / per_unit as u128 * (p.page * p.planes) as u128;
         if let Some(c) = self.slc.as_mut().filter(|c| c.fold_in_idle) {
-            let t_read = self.slc_pages.as_ref().map_or(p.t_read, |c| c.t_read);
-            let per_unit = t_read + p.t_prog;
-            let units = ns as u128 * p.dies as u128 / per_unit as u128;
-            let folded = c.fold((units * (p.page * p.planes) as u128).min(u64::MAX as u128) as u64);
-            self.stats.folded_bytes += folded;
-            if let Some(c) = &mut self.slc_pages {
-                c.fold(folded / p.page);
-            }
+            let folded = c.fold(most.min(u64::MAX as u128) as u64);
+            self.folded(folded);
         }
         self.clock += ns;
     }
@@ -538,6 +534,19 @@ impl Target for SsdSim {
 }
 
 impl SsdSim {
+    /// The sense time of a page read to fold it: SLC mode's where the drive reads it so.
+    fn fold_read(&self) -> u64 {
+        self.slc_pages.as_ref().map_or(self.p.t_read, |c| c.t_read)
+    }
+
+    /// `bytes` of the cache folded into native cells: counted, and its oldest pages leave it.
+    fn folded(&mut self, bytes: u64) {
+        self.stats.folded_bytes += bytes;
+        if let Some(c) = &mut self.slc_pages {
+            c.fold(bytes / self.p.page);
+        }
+    }
+
     /// A trim or flush at `now` with nothing in flight; returns when it is done. The
     /// command crosses the link and waits for the controller. A trim drops the mapping of
     /// the whole pages in its range (no NAND work: their space comes back as their blocks

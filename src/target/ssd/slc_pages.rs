@@ -28,8 +28,6 @@ pub(super) struct SlcPages {
     order: VecDeque<Run>,
     /// Pages held.
     live: u64,
-    /// Runs in `order`, to know when to drop the ones passed over.
-    runs: usize,
 }
 
 impl SlcPages {
@@ -40,7 +38,6 @@ impl SlcPages {
             held: vec![0; pages.div_ceil(64) as usize],
             order: VecDeque::new(),
             live: 0,
-            runs: 0,
         }
     }
 
@@ -71,7 +68,7 @@ impl SlcPages {
         self.set(lpn, slc);
         if slc {
             self.push(lpn);
-            if self.runs > 2 * self.live as usize + 4096 {
+            if self.order.len() > 2 * self.live as usize + 4096 {
                 self.compact();
             }
         }
@@ -81,18 +78,26 @@ impl SlcPages {
     fn push(&mut self, lpn: u64) {
         match self.order.back_mut() {
             Some(r) if r.first + r.len == lpn => r.len += 1,
-            _ => {
-                self.order.push_back(Run { first: lpn, len: 1 });
-                self.runs += 1;
-            }
+            _ => self.order.push_back(Run { first: lpn, len: 1 }),
         }
     }
 
-    /// Pages `first..end` trimmed.
+    /// Pages `first..end` trimmed, a word of the bits at a time.
     pub fn discard(&mut self, first: u64, end: u64) {
         let end = end.min(self.held.len() as u64 * 64);
-        for lpn in first..end {
-            self.set(lpn, false);
+        let mut lpn = first;
+        while lpn < end {
+            let to = end.min((lpn / 64 + 1) * 64);
+            let (lo, n) = (lpn % 64, to - lpn);
+            let mask = if n == 64 {
+                u64::MAX
+            } else {
+                ((1 << n) - 1) << lo
+            };
+            let w = &mut self.held[(lpn / 64) as usize];
+            self.live -= (*w & mask).count_ones() as u64;
+            *w &= !mask;
+            lpn = to;
         }
     }
 
@@ -107,7 +112,6 @@ impl SlcPages {
             r.len -= 1;
             if r.len == 0 {
                 self.order.pop_front();
-                self.runs -= 1;
             }
             if self.holds(lpn) {
                 self.set(lpn, false);
@@ -130,7 +134,6 @@ impl SlcPages {
             }
         }
         self.order.clear();
-        self.runs = 0;
         for lpn in kept.into_iter().rev() {
             self.push(lpn);
         }
@@ -165,12 +168,12 @@ mod tests {
         for i in 0..200_000u64 {
             c.written(i * 37 % 100, true);
         }
-        assert!(c.runs <= 2 * c.live as usize + 4096);
+        assert!(c.order.len() <= 2 * c.live as usize + 4096);
         assert_eq!(c.live, 100);
         // Once compacted, each page is where it was written last: 99 × 37 % 100 = 63 was
         // written last, so it folds last.
         c.compact();
-        assert_eq!(c.runs, 100);
+        assert_eq!(c.order.len(), 100);
         c.fold(99);
         assert!(c.holds(63) && c.live == 1);
     }

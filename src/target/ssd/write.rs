@@ -467,10 +467,9 @@ impl SsdSim {
     /// folded read from SLC and programmed natively on the die (on-die copy-back: no
     /// channel transfer).
     pub(super) fn next_program(&mut self, die: usize, unit: u64) -> NextProgram {
-        let p = &*self.p;
         let fold = match self.slc.as_mut().map(|c| c.place(unit)) {
             Some(Placement::Slc) => {
-                let time = self.slc.as_ref().map_or(p.t_prog, |c| c.t_prog);
+                let time = self.slc.as_ref().map_or(self.p.t_prog, |c| c.t_prog);
                 return NextProgram {
                     time,
                     native: false,
@@ -479,13 +478,10 @@ impl SsdSim {
             Some(Placement::Native { fold }) => fold,
             None => 0,
         };
-        self.stats.folded_bytes += fold;
+        self.folded(fold);
+        let p = &*self.p;
         let page = p.page * p.planes;
-        let t_read = self.slc_pages.as_ref().map_or(p.t_read, |c| c.t_read);
-        if let Some(c) = &mut self.slc_pages {
-            c.fold(fold / p.page);
-        }
-        let folding = (fold as u128 * (t_read + p.t_prog) as u128 / page as u128) as u64;
+        let folding = (fold as u128 * (self.fold_read() + p.t_prog) as u128 / page as u128) as u64;
         NextProgram {
             time: folding + self.native_program_time(die),
             native: true,
