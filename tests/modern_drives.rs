@@ -1045,14 +1045,14 @@ fn the_p1_against_anandtechs_reads_of_its_cache_and_of_a_full_drive() {
         0.02,
         "shipped P1, sustained full / empty",
     );
-    // Read in SLC mode, the cache's pages take half the time: the empty drive's bursts
-    // twice the full one's (AnandTech's order, predicted); sustained, a minute's rest folds
-    // part of the 64 GB, and the full drive reads at about two thirds of the empty one's
-    // (AnandTech 0.88: the real drive had folded more of it by then, and the review does not
-    // say how long it rested; a miss the other way).
-    assert!(bursts(slc) < 0.55, "{}", bursts(slc));
+    // Read in SLC mode, the cache's pages take half the time, until the bursts' pauses and
+    // the minute's rests fold them: the empty drive's bursts half again the full one's
+    // (AnandTech's order, predicted); sustained, the full drive at about three quarters of
+    // the empty one's (AnandTech 0.88: the real drive had folded more of the 64 GB by then,
+    // and the review does not say how long it rested; a miss the other way).
+    assert!(bursts(slc) < 0.7, "{}", bursts(slc));
     let s = sustained(slc);
-    assert!((0.6..0.75).contains(&s), "{s}");
+    assert!((0.7..0.82).contains(&s), "{s}");
     // On the full drive nothing is in the cache: both files read alike.
     near(
         burst(slc, "full"),
@@ -1815,4 +1815,144 @@ fn the_970_evos_sheet_where_its_files_read_and_write_as_the_plus() {
         let r = figure(&rows, d, t, key) / sheet;
         assert!(r > 1.10, "{d} {t}: {r:.3} of {sheet}");
     }
+}
+
+#[test]
+fn a_burst_tests_pauses_let_the_drive_fold_its_cache() {
+    // A burst test's pauses are idle time for the drive, as a benchmark's interval between
+    // tests is: the SLC cache folds in them (TechPowerUp's P1 review: once "the drive is
+    // idle, the pSLC cache gets flushed to QLC in the background, and full write
+    // performance is restored"). The 970 EVO 250 GB (13 GB of cache) written 1 MiB at a
+    // time at QD1, 32 GiB in bursts of 1 GiB at a 20% duty cycle: every burst at the speed
+    // of its first GiB on an empty drive; the same 32 GiB in one stream falls to TLC's
+    // speed after the cache, and so do the bursts of a drive that folds only when its
+    // cache runs out of room (`fold_in_idle: false`, derived here).
+    let id = "samsung-970-evo-250gb";
+    let lazy = drive_file(id)
+        .replace(&format!("id: {id}"), "id: samsung-970-evo-250gb-lazy")
+        .replace("  slc_cache:\n", "  slc_cache:\n    fold_in_idle: false\n");
+    assert!(lazy.contains("fold_in_idle: false"));
+    let lab = lab_of(&[id], &[("samsung-970-evo-250gb-lazy", &lazy)]);
+    let line = |test: &str, count: u32, burst: &str| {
+        format!(
+            "  - {{id: {test}, title: w, operation: write, pattern: sequential, block_size: 1MiB, span: 32GiB, queue_depth: 1, count: {count}, {burst}precondition: {{purge: true}}, metric: mb_per_s}}\n"
+        )
+    };
+    let suite = format!(
+        "name: t\ntitle: t\nseed: 1\ntests:\n{}{}{}",
+        line("first", 1024, ""),
+        line("stream", 32768, ""),
+        line("bursts", 32768, "burst: {size: 1GiB, duty_cycle: 20%}, "),
+    );
+    let rows = suite_rows(&lab, &suite);
+    let mb = |d: &str, test: &str| figure(&rows, d, test, "mb_per_s");
+    let lazy = "samsung-970-evo-250gb-lazy";
+    eprintln!(
+        "first GiB {:.0} MB/s; 32 GiB in one stream {:.0}, in bursts {:.0}; folding only when \
+         full, in bursts {:.0}",
+        mb(id, "first"),
+        mb(id, "stream"),
+        mb(id, "bursts"),
+        mb(lazy, "bursts"),
+    );
+    near(
+        mb(id, "bursts"),
+        mb(id, "first"),
+        0.02,
+        "bursts against the first GiB",
+    );
+    assert!(mb(id, "stream") < 0.5 * mb(id, "first"));
+    assert!(mb(lazy, "bursts") < 0.5 * mb(id, "first"));
+    near(
+        mb(lazy, "first"),
+        mb(id, "first"),
+        0.01,
+        "the first GiB alike",
+    );
+}
+
+#[test]
+fn the_970_evo_plus_mixes_reads_and_writes_as_anandtech_found() {
+    // AnandTech's 970 EVO Plus review (13761, p8): reads and writes mixed from pure reads
+    // to pure writes in steps of 10%, over 64 GB of the drive holding its test data, each
+    // mix up to a minute or 32 GB, idle after each for as long (a 50% duty cycle). 4 KiB
+    // at random at QD4: the 1 TB "slightly improves on its predecessor's performance" and
+    // "steadily picks up speed as the workload shifts to be more write heavy"; the 250 GB's
+    // "performance flattens out during the middle half of the test as its smaller SLC
+    // write cache starts to get in the way, but toward the very end it too speeds up".
+    // 128 KiB in order at QD1: the 1 TB "a bit faster than the original 970 EVO". The
+    // shipped files, predicted; 30 s a random mix and 15 s a sequential one (a minute a mix
+    // leaves the 1 TB drives' figures within 0.2% and the 250 GB's verdict as it is:
+    // docs/simulated-drives.md).
+    let (evo, plus, small) = (
+        "samsung-970-evo-1tb",
+        "samsung-970-evo-plus-1tb",
+        "samsung-970-evo-plus-250gb",
+    );
+    let lab = lab_of(&[evo, plus, small], &[]);
+    let mixes: Vec<String> = (0..=10).map(|k| format!("{}%", 10 * k)).collect();
+    let mixes = mixes.join(", ");
+    let fill = "  - {id: fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: 64GiB, queue_depth: 4, passes: 1, precondition: {purge: true}, metric: mb_per_s}\n";
+    let mix = |duration: u32| {
+        format!(
+            "  - {{id: mix, title: m, operation: read, pattern: random, block_size: 4KiB, span: 64GiB, queue_depth: 4, duration: {duration}s, interval: {duration}s, variants: {{writes: [{mixes}]}}, metric: mb_per_s}}\n"
+        )
+    };
+    lab.write(
+        "suites/small.yaml",
+        &format!(
+            "name: small\ntitle: s\nseed: 1\ndrives: [{small}]\ntests:\n{fill}{}",
+            mix(30)
+        ),
+    );
+    let rows = suite_rows(
+        &lab,
+        &format!(
+            "name: t\ntitle: t\nseed: 1\ndrives: [{evo}, {plus}]\ntests:\n{fill}{}  - {{id: seq-mix, title: m, operation: read, pattern: sequential, block_size: 128KiB, span: 64GiB, queue_depth: 1, duration: 15s, interval: 15s, variants: {{writes: [{mixes}]}}, metric: mb_per_s}}\n",
+            mix(30)
+        ),
+    );
+    let curve = |drive: &str, test: &str| -> Vec<f64> {
+        (0..=10)
+            .map(|k| {
+                rows.iter()
+                    .find(|r| {
+                        r["drive"] == drive
+                            && r["test"] == test
+                            && r["variant"] == format!("wr-{}", 10 * k)
+                    })
+                    .and_then(|r| r["mb_per_s"].as_f64())
+                    .unwrap_or(f64::NAN)
+            })
+            .collect()
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    for d in [evo, plus, small] {
+        eprintln!(
+            "{d}, MB/s by writes 0% to 100%: random {:.0?}",
+            curve(d, "mix")
+        );
+    }
+    for d in [evo, plus] {
+        eprintln!("{d}: sequential {:.0?}", curve(d, "seq-mix"));
+    }
+    let random = mean(&curve(plus, "mix")) / mean(&curve(evo, "mix"));
+    let sequential = mean(&curve(plus, "seq-mix")) / mean(&curve(evo, "seq-mix"));
+    eprintln!("970 EVO Plus / 970 EVO, 1 TB: random {random:.3}, sequential {sequential:.3}");
+    // Held, predicted: "slightly", "a bit faster", "steadily picks up speed".
+    assert!((1.0..1.15).contains(&random), "{random}");
+    assert!((1.0..1.2).contains(&sequential), "{sequential}");
+    let big = curve(plus, "mix");
+    assert!(big.windows(2).all(|w| w[1] > w[0]), "{big:?}");
+    // A reported miss: the 250 GB does not flatten in the middle half (30% to 70% writes),
+    // it gains as much there as the 1 TB does; its cache gets in its way only later.
+    let small = curve(small, "mix");
+    let middle = |v: &[f64]| v[7] / v[3];
+    eprintln!(
+        "30% to 70% writes: 250 GB x{:.2}, 1 TB x{:.2}",
+        middle(&small),
+        middle(&big)
+    );
+    assert!(middle(&small) > 1.3, "{small:?}");
+    assert!(small[10] > small[7], "{small:?}");
 }

@@ -179,6 +179,13 @@ impl Reserving for StripedSsd {
         self.clock = self.clock.max(t);
     }
 
+    fn idle_until(&mut self, t: u64) {
+        self.clock = self.clock.max(t);
+        for m in &mut self.members {
+            m.idle_until(t);
+        }
+    }
+
     /// The command and a write's data cross the host link; the bridge passes each piece on
     /// to its controller (over that controller's own link) as its first bytes arrive. A
     /// read's data goes back over the host link as the pieces come in, ending no earlier

@@ -61,6 +61,11 @@ pub(super) trait Reserving: Send {
     fn clock(&self) -> u64;
     /// Moves the clock forward to `t` (never back).
     fn advance_to(&mut self, t: u64);
+    /// Leaves the drive idle until `t` with nothing in flight (a burst test's pause, a timed
+    /// replay's gap): its background work goes on meanwhile; by default the clock moves.
+    fn idle_until(&mut self, t: u64) {
+        self.advance_to(t);
+    }
     /// Models `req` issued at `now` (with its data, for a drive that looks at it); returns
     /// when it completes.
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64>;
@@ -236,6 +241,10 @@ impl<M: Reserving> IoQueue for ReservingQueue<'_, M> {
     fn wait_until(&mut self, until: u64, out: &mut Vec<Completion>) -> Result<()> {
         match self.next_time(until + self.origin)? {
             Some(t) if t <= until + self.origin => self.reap(out),
+            None if self.open == 0 => {
+                self.sim.idle_until(until + self.origin);
+                Ok(())
+            }
             _ => {
                 self.sim.advance_to(until + self.origin);
                 Ok(())

@@ -196,6 +196,16 @@ pub struct SsdSim {
     stats: SsdStats,
     /// The logical page of the request last prefetched ([`Reserving::prefetch`]).
     prefetched: std::cell::Cell<u64>,
+    /// The pause under way with nothing in flight, if any ([`Reserving::idle_until`]).
+    pause: Option<Pause>,
+}
+
+/// A pause of the host's under way: the drive idle since `from`, its dies `units` each of
+/// folding into it, so that a pause waited out in steps folds as one.
+#[derive(Debug, Clone, Copy)]
+struct Pause {
+    from: u64,
+    units: u64,
 }
 
 /// The logical pages a request covers: the first, the last, and how many.
@@ -300,6 +310,7 @@ impl SsdSim {
             inflight: Default::default(),
             stats: SsdStats::default(),
             prefetched: std::cell::Cell::new(0),
+            pause: None,
         };
         if let (Some(_), Ftl::Page(f)) = (&sim.slc, &sim.ftl) {
             // An aged drive's data is in native cells.
@@ -411,6 +422,7 @@ impl SsdSim {
     ) -> Result<Option<u64>> {
         let p = &*self.p;
         self.now = now;
+        self.pause = None;
         let len = req.len as u64;
         // The command, and a write's data, over the link; then the controller.
         let link = if req.op == Op::Write {
@@ -510,14 +522,8 @@ impl Target for SsdSim {
     }
 
     fn idle(&mut self, ns: u64, _stop: &std::sync::atomic::AtomicBool) {
-        // An SLC cache is folded while the drive idles, every die reading and programming.
-        let p = &*self.p;
-        let per_unit = self.fold_read() + p.t_prog;
-        let most = ns as u128 * p.dies as u128 / per_unit as u128 * (p.page * p.planes) as u128;
-        if let Some(c) = self.slc.as_mut().filter(|c| c.fold_in_idle) {
-            let folded = c.fold(most.min(u64::MAX as u128) as u64);
-            self.folded(folded);
-        }
+        self.fold_units(ns / self.fold_unit_time());
+        self.pause = None;
         self.clock += ns;
     }
 
@@ -534,6 +540,42 @@ impl Target for SsdSim {
 }
 
 impl SsdSim {
+    /// The time a die takes to fold a unit of the cache in idle time (a page of each plane,
+    /// read and programmed); a unit is begun only where it is done within the idle time.
+    fn fold_unit_time(&self) -> u64 {
+        (self.fold_read() + self.p.t_prog).max(1)
+    }
+
+    /// `units` of idle folding on every die: an SLC cache that folds in idle time is folded
+    /// by as much (what it holds at most).
+    fn fold_units(&mut self, units: u64) {
+        let p = &*self.p;
+        let most = units as u128 * p.dies as u128 * (p.page * p.planes) as u128;
+        if let Some(c) = self.slc.as_mut().filter(|c| c.fold_in_idle) {
+            let folded = c.fold(most.min(u64::MAX as u128) as u64);
+            self.folded(folded);
+        }
+    }
+
+    /// When everything the drive has accepted is done: its controller, link, codecs,
+    /// channels and dies (their background work too) and its buffer's writes.
+    fn busy_until(&self) -> u64 {
+        [
+            self.ctrl,
+            self.link_out,
+            self.link_in.end(),
+            self.link.free(),
+            self.decoder.end(),
+            self.encoder.end(),
+        ]
+        .into_iter()
+        .chain(self.chan.iter().map(Calendar::end))
+        .chain(self.die.iter().map(Die::free_at))
+        .chain(self.buffer.frees.iter().map(|&(when, _)| when))
+        .max()
+        .unwrap_or(0)
+    }
+
     /// The sense time of a page read to fold it: SLC mode's where the drive reads it so.
     fn fold_read(&self) -> u64 {
         self.slc_pages.as_ref().map_or(self.p.t_read, |c| c.t_read)
@@ -553,6 +595,7 @@ impl SsdSim {
     /// are collected); a flush waits until everything the drive has accepted is on NAND,
     /// as [`SsdSim::settle`] does.
     pub(super) fn command(&mut self, now: u64, cmd: Command) -> Result<u64> {
+        self.pause = None;
         let arrived = self.send_to_drive(now, self.p.command + self.p.command_frames(None), 0);
         let at = arrived.max(self.ctrl);
         self.ctrl = at;
@@ -574,6 +617,7 @@ impl SsdSim {
     /// I/Os; a block-mapped controller writes out its cache. Data waiting for the rest of
     /// its page stays in the buffer. Fails where writing out a held buffer finds a die full.
     pub(super) fn settle(&mut self) -> Result<()> {
+        self.pause = None;
         // Reads left open by a queue gone (a job stopped) are sent and forgotten.
         self.link.send_all(&mut self.settled);
         self.settled.clear();
@@ -589,21 +633,7 @@ impl SsdSim {
             self.ctrl = self.ctrl.max(self.clock) + self.combined * self.p.page_overhead;
             self.combined = 0;
         }
-        let busy = [
-            self.ctrl,
-            self.link_out,
-            self.link_in.end(),
-            self.link.free(),
-            self.decoder.end(),
-            self.encoder.end(),
-        ]
-        .into_iter()
-        .chain(self.chan.iter().map(Calendar::end))
-        .chain(self.die.iter().map(Die::free_at))
-        .chain(self.buffer.frees.iter().map(|&(when, _)| when))
-        .max()
-        .unwrap_or(0);
-        self.clock = self.clock.max(busy);
+        self.clock = self.clock.max(self.busy_until());
         self.buffer.frees.clear();
         self.buffer.used = self.filling.iter().sum::<u64>().min(self.buffer.cap);
         Ok(())
@@ -626,6 +656,17 @@ impl Reserving for SsdSim {
     }
     fn advance_to(&mut self, t: u64) {
         self.clock = self.clock.max(t);
+    }
+    /// The drive idles from when its own work is done, folding its cache meanwhile.
+    fn idle_until(&mut self, t: u64) {
+        let pause = self.pause.unwrap_or(Pause {
+            from: self.clock.max(self.busy_until()),
+            units: 0,
+        });
+        let units = (t.saturating_sub(pause.from) / self.fold_unit_time()).max(pause.units);
+        self.fold_units(units - pause.units);
+        self.pause = Some(Pause { units, ..pause });
+        self.advance_to(t);
     }
     fn serve(&mut self, now: u64, req: &IoRequest, data: Option<WriteData>) -> Result<u64> {
         self.serve_at_once(now, req, data)

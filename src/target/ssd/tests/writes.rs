@@ -528,3 +528,57 @@ fn a_controller_that_writes_in_stripes_frees_a_stripe_when_its_slowest_program_e
     assert!(two[..8].iter().all(|&t| t == quick), "{two:?}");
     assert!(two[8] > 500_000, "{two:?}");
 }
+
+#[test]
+fn a_pause_with_nothing_in_flight_folds_the_cache_from_when_the_drive_is_done() {
+    // A burst test's pause or a timed replay's gap (the queue's `wait_until` with nothing
+    // in flight) is idle time, as an interval between tests is: the cache folds, every die
+    // reading and programming a unit (a page of each plane) at a time, each unit begun only
+    // where it is done within the pause, from when the drive's own work is done.
+    let cache = "  slc_cache: {bits: 3, static: 64KiB, program: 100us}\n";
+    let mut sim = from_yaml(&tlc_yaml(cache));
+    let per_unit = sim.p.t_read + sim.p.t_prog;
+    let (unit, dies) = (sim.p.page * sim.p.planes, sim.p.dies as u64);
+    let held = |sim: &SsdSim| sim.slc.as_ref().unwrap().held();
+    for i in 0..16 {
+        write(&mut sim, i * 4096, i);
+    }
+    assert_eq!(held(&sim), 64 << 10);
+    let done = sim.busy_until();
+    assert!(
+        done > sim.clock,
+        "the last program outlasts the write's completion"
+    );
+    sim.idle_until(done + per_unit - 1);
+    assert_eq!(held(&sim), 64 << 10);
+    sim.idle_until(done + 2 * per_unit);
+    assert_eq!(held(&sim), (64 << 10) - 2 * dies * unit);
+    // Through a queue: a pause with a read in flight only moves the clock; one with
+    // nothing in flight folds the rest.
+    let mut queues = sim
+        .queues(1, 1, EngineChoice::Auto, &IoOptions::default())
+        .unwrap();
+    let q = &mut queues[0];
+    let read = IoRequest {
+        seq: 100,
+        op: Op::Read,
+        offset: 0,
+        len: 4096,
+    };
+    q.submit(0, read, crate::target::AlignedBuf::new(0))
+        .unwrap();
+    let mut out = Vec::new();
+    q.wait_until(q.now() + 1_000, &mut out).unwrap();
+    assert!(out.is_empty());
+    q.reap(&mut out).unwrap();
+    assert_eq!(out.len(), 1);
+    drop(queues);
+    assert_eq!(held(&sim), (64 << 10) - 2 * dies * unit);
+    let mut queues = sim
+        .queues(1, 1, EngineChoice::Auto, &IoOptions::default())
+        .unwrap();
+    let q = &mut queues[0];
+    q.wait_until(10 * per_unit, &mut out).unwrap();
+    drop(queues);
+    assert_eq!(held(&sim), 0);
+}
