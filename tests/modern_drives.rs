@@ -1826,7 +1826,8 @@ fn a_burst_tests_pauses_let_the_drive_fold_its_cache() {
     // time at QD1, 32 GiB in bursts of 1 GiB at a 20% duty cycle: every burst at the speed
     // of its first GiB on an empty drive; the same 32 GiB in one stream falls to TLC's
     // speed after the cache, and so do the bursts of a drive that folds only when its
-    // cache runs out of room (`fold_in_idle: false`, derived here).
+    // cache runs out of room (`fold_in_idle: false`, derived here). A timed replay's gaps
+    // alike: 32 GiB of 1 MiB writes at QD4, 1 GiB due every 5 s.
     let id = "samsung-970-evo-250gb";
     let lazy = drive_file(id)
         .replace(&format!("id: {id}"), "id: samsung-970-evo-250gb-lazy")
@@ -1838,8 +1839,12 @@ fn a_burst_tests_pauses_let_the_drive_fold_its_cache() {
             "  - {{id: {test}, title: w, operation: write, pattern: sequential, block_size: 1MiB, span: 32GiB, queue_depth: 1, count: {count}, {burst}precondition: {{purge: true}}, metric: mb_per_s}}\n"
         )
     };
+    lab.write(
+        "traces/gaps.log",
+        &common::fio_log((0..32768).map(|i| (i / 1024 * 5000, "write", i % 16384 << 20, 1 << 20))),
+    );
     let suite = format!(
-        "name: t\ntitle: t\nseed: 1\ntests:\n{}{}{}",
+        "name: t\ntitle: t\nseed: 1\ntests:\n{}{}{}  - {{id: replay, title: r, kind: replay, trace: traces/gaps.log, mode: timed, queue_depth: 4, span: full, precondition: {{purge: true}}, metric: iops}}\n",
         line("first", 1024, ""),
         line("stream", 32768, ""),
         line("bursts", 32768, "burst: {size: 1GiB, duty_cycle: 20%}, "),
@@ -1869,6 +1874,13 @@ fn a_burst_tests_pauses_let_the_drive_fold_its_cache() {
         0.01,
         "the first GiB alike",
     );
+    let wait = |d: &str| figure(&rows, d, "replay", "lat_p50_us");
+    eprintln!(
+        "timed replay, median write latency: {:.0} µs, folding only when full {:.0} µs",
+        wait(id),
+        wait(lazy)
+    );
+    assert!(wait(lazy) > 1.5 * wait(id));
 }
 
 #[test]
