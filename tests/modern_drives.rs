@@ -1841,7 +1841,9 @@ fn a_burst_tests_pauses_let_the_drive_fold_its_cache() {
     };
     lab.write(
         "traces/gaps.log",
-        &common::fio_log((0..32768).map(|i| (i / 1024 * 5000, "write", i % 16384 << 20, 1 << 20))),
+        &common::fio_log(
+            (0..32768).map(|i| (i / 1024 * 5000, "write", (i % 16384) << 20, 1 << 20)),
+        ),
     );
     let suite = format!(
         "name: t\ntitle: t\nseed: 1\ntests:\n{}{}{}  - {{id: replay, title: r, kind: replay, trace: traces/gaps.log, mode: timed, queue_depth: 4, span: full, precondition: {{purge: true}}, metric: iops}}\n",
@@ -1894,7 +1896,7 @@ fn the_970_evo_plus_mixes_reads_and_writes_as_anandtech_found() {
     // write cache starts to get in the way, but toward the very end it too speeds up".
     // 128 KiB in order at QD1: the 1 TB "a bit faster than the original 970 EVO". The
     // shipped files, predicted; 15 s a random mix and 8 s a sequential one (longer mixes, to
-    // the review's minute, leave the 1 TB drives' figures within 0.3% and the 250 GB's
+    // the review's minute, leave the 1 TB Plus over the EVO within 0.3% and the 250 GB's
     // verdict as it is: docs/simulated-drives.md).
     let (evo, plus, small) = (
         "samsung-970-evo-1tb",
@@ -1957,7 +1959,7 @@ fn the_970_evo_plus_mixes_reads_and_writes_as_anandtech_found() {
     let big = curve(plus, "mix");
     assert!(big.windows(2).all(|w| w[1] > w[0]), "{big:?}");
     // A reported miss: the 250 GB does not flatten in the middle half (30% to 70% writes),
-    // it gains as much there as the 1 TB does; its cache gets in its way only later.
+    // it gains as much there as the 1 TB does, each mix's pause folding what it wrote.
     let small = curve(small, "mix");
     let middle = |v: &[f64]| v[7] / v[3];
     eprintln!(
