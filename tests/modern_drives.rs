@@ -1886,7 +1886,7 @@ fn a_burst_tests_pauses_let_the_drive_fold_its_cache() {
 }
 
 #[test]
-fn the_970_evo_plus_mixes_reads_and_writes_as_anandtech_found() {
+fn samsungs_generations_mix_reads_and_writes_as_anandtech_found() {
     // AnandTech's 970 EVO Plus review (13761, p8): reads and writes mixed from pure reads
     // to pure writes in steps of 10%, over 64 GB of the drive holding its test data, each
     // mix up to a minute or 32 GB, idle after each for as long (a 50% duty cycle). 4 KiB
@@ -1894,16 +1894,19 @@ fn the_970_evo_plus_mixes_reads_and_writes_as_anandtech_found() {
     // "steadily picks up speed as the workload shifts to be more write heavy"; the 250 GB's
     // "performance flattens out during the middle half of the test as its smaller SLC
     // write cache starts to get in the way, but toward the very end it too speeds up".
-    // 128 KiB in order at QD1: the 1 TB "a bit faster than the original 970 EVO". The
+    // 128 KiB in order at QD1: the 1 TB "a bit faster than the original 970 EVO". The 980
+    // PRO's review (16087, p7), the same tests: at random "clearly an improvement over its
+    // predecessors", and "the same general behavior as earlier Samsung drives". The
     // shipped files, predicted; 15 s a random mix and 8 s a sequential one (longer mixes, to
     // the review's minute, leave the 1 TB Plus over the EVO within 0.3% and the 250 GB's
     // verdict as it is: docs/simulated-drives.md).
-    let (evo, plus, small) = (
+    let (evo, plus, small, pro) = (
         "samsung-970-evo-1tb",
         "samsung-970-evo-plus-1tb",
         "samsung-970-evo-plus-250gb",
+        "samsung-980-pro-1tb",
     );
-    let lab = lab_of(&[evo, plus, small], &[]);
+    let lab = lab_of(&[evo, plus, small, pro], &[]);
     let mixes: Vec<String> = (0..=10).map(|k| format!("{}%", 10 * k)).collect();
     let mixes = mixes.join(", ");
     let fill = "  - {id: fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: 64GiB, queue_depth: 4, passes: 1, precondition: {purge: true}, metric: mb_per_s}\n";
@@ -1922,7 +1925,7 @@ fn the_970_evo_plus_mixes_reads_and_writes_as_anandtech_found() {
     let rows = suite_rows(
         &lab,
         &format!(
-            "name: t\ntitle: t\nseed: 1\ndrives: [{evo}, {plus}]\ntests:\n{fill}{}  - {{id: seq-mix, title: m, operation: read, pattern: sequential, block_size: 128KiB, span: 64GiB, queue_depth: 1, duration: 8s, interval: 8s, variants: {{writes: [{mixes}]}}, metric: mb_per_s}}\n",
+            "name: t\ntitle: t\nseed: 1\ndrives: [{evo}, {plus}, {pro}]\ntests:\n{fill}{}  - {{id: seq-mix, title: m, operation: read, pattern: sequential, block_size: 128KiB, span: 64GiB, queue_depth: 1, duration: 8s, interval: 8s, variants: {{writes: [{mixes}]}}, metric: mb_per_s}}\n",
             mix(15)
         ),
     );
@@ -1941,7 +1944,7 @@ fn the_970_evo_plus_mixes_reads_and_writes_as_anandtech_found() {
             .collect()
     };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    for d in [evo, plus, small] {
+    for d in [evo, plus, small, pro] {
         eprintln!(
             "{d}, MB/s by writes 0% to 100%: random {:.0?}",
             curve(d, "mix")
@@ -1958,6 +1961,11 @@ fn the_970_evo_plus_mixes_reads_and_writes_as_anandtech_found() {
     assert!((1.0..1.2).contains(&sequential), "{sequential}");
     let big = curve(plus, "mix");
     assert!(big.windows(2).all(|w| w[1] > w[0]), "{big:?}");
+    let newer = mean(&curve(pro, "mix")) / mean(&big);
+    eprintln!("980 PRO / 970 EVO Plus, 1 TB, random mixes: {newer:.3}");
+    assert!(newer > 1.05, "{newer}");
+    let pro = curve(pro, "mix");
+    assert!(pro.windows(2).all(|w| w[1] > w[0]), "{pro:?}");
     // A reported miss: the 250 GB does not flatten in the middle half (30% to 70% writes),
     // it gains as much there as the 1 TB does, each mix's pause folding what it wrote.
     let small = curve(small, "mix");
