@@ -957,6 +957,37 @@ fn anandtechs_bursts(prefix: &str) -> String {
     )
 }
 
+/// AnandTech's mixed tests' shares of writes, 0% to 100% in steps of 10%, as a `writes:`
+/// variants list.
+fn anandtechs_mixes() -> String {
+    (0..=10)
+        .map(|k| format!("{}%", 10 * k))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `drive`'s MB/s on the mixed test `test` (its [`anandtechs_mixes`] variants), 0% to 100%
+/// writes (NaN where a mix has none).
+fn mix_curve(rows: &[serde_json::Value], drive: &str, test: &str) -> Vec<f64> {
+    (0..=10)
+        .map(|k| {
+            rows.iter()
+                .find(|r| {
+                    r["drive"] == drive
+                        && r["test"] == test
+                        && r["variant"] == format!("wr-{}", 10 * k)
+                })
+                .and_then(|r| r["mb_per_s"].as_f64())
+                .unwrap_or(f64::NAN)
+        })
+        .collect()
+}
+
+/// The mean of `v`.
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
 #[test]
 fn the_p1_against_anandtechs_reads_of_its_cache_and_of_a_full_drive() {
     // AnandTech's review of the P1 1 TB (13512, pp. 6-7, 2018), each test on the drive
@@ -1070,33 +1101,22 @@ fn the_p1_mixes_reads_and_writes_as_anandtech_found_empty_and_full() {
     // the P1 slows down to 40% of its speed on a drive containing only the test data", its
     // curve "mostly flat [...] rather than the significant performance upswing as the
     // proportion of writes grows beyond 70%". The shipped file, predicted (30 s a mix).
-    let mixes: Vec<String> = (0..=10).map(|k| format!("{}%", 10 * k)).collect();
     let mut suite = String::from("name: t\ntitle: t\nseed: 1\ntests:\n");
     for (state, span) in [("empty", "64GiB"), ("full", "full")] {
         suite += &format!(
             "  - {{id: {state}-fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: {span}, queue_depth: 4, passes: 1, precondition: {{purge: true}}, metric: mb_per_s}}
   - {{id: {state}-mix, title: m, operation: read, pattern: random, block_size: 4KiB, span: 64GiB, queue_depth: 4, duration: 30s, interval: 60s, variants: {{writes: [{}]}}, metric: mb_per_s}}
 ",
-            mixes.join(", ")
+            anandtechs_mixes()
         );
     }
-    let lab = lab_of(&["crucial-p1-1tb"], &[]);
+    let p1 = "crucial-p1-1tb";
+    let lab = lab_of(&[p1], &[]);
     let rows = suite_rows(&lab, &suite);
-    let curve = |state: &str| -> Vec<f64> {
-        (0..=10)
-            .map(|k| {
-                rows.iter()
-                    .find(|r| {
-                        r["test"] == format!("{state}-mix")
-                            && r["variant"] == format!("wr-{}", 10 * k)
-                    })
-                    .and_then(|r| r["mb_per_s"].as_f64())
-                    .unwrap_or(f64::NAN)
-            })
-            .collect()
-    };
-    let (empty, full) = (curve("empty"), curve("full"));
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (empty, full) = (
+        mix_curve(&rows, p1, "empty-mix"),
+        mix_curve(&rows, p1, "full-mix"),
+    );
     eprintln!("P1, MB/s by writes 0% to 100%: empty {empty:.0?}, full {full:.0?}");
     eprintln!(
         "full / empty, mean over the mixes: {:.3}",
@@ -1907,8 +1927,7 @@ fn samsungs_generations_mix_reads_and_writes_as_anandtech_found() {
         "samsung-980-pro-1tb",
     );
     let lab = lab_of(&[evo, plus, small, pro], &[]);
-    let mixes: Vec<String> = (0..=10).map(|k| format!("{}%", 10 * k)).collect();
-    let mixes = mixes.join(", ");
+    let mixes = anandtechs_mixes();
     let fill = "  - {id: fill, title: f, operation: write, pattern: sequential, block_size: 1MiB, span: 64GiB, queue_depth: 4, passes: 1, precondition: {purge: true}, metric: mb_per_s}\n";
     let mix = |duration: u32| {
         format!(
@@ -1929,21 +1948,7 @@ fn samsungs_generations_mix_reads_and_writes_as_anandtech_found() {
             mix(15)
         ),
     );
-    let curve = |drive: &str, test: &str| -> Vec<f64> {
-        (0..=10)
-            .map(|k| {
-                rows.iter()
-                    .find(|r| {
-                        r["drive"] == drive
-                            && r["test"] == test
-                            && r["variant"] == format!("wr-{}", 10 * k)
-                    })
-                    .and_then(|r| r["mb_per_s"].as_f64())
-                    .unwrap_or(f64::NAN)
-            })
-            .collect()
-    };
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let curve = |drive: &str, test: &str| mix_curve(&rows, drive, test);
     for d in [evo, plus, small, pro] {
         eprintln!(
             "{d}, MB/s by writes 0% to 100%: random {:.0?}",

@@ -180,7 +180,7 @@ impl Reserving for StripedSsd {
     }
 
     fn idle_until(&mut self, t: u64) {
-        self.clock = self.clock.max(t);
+        self.advance_to(t);
         for m in &mut self.members {
             m.idle_until(t);
         }
