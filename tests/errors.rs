@@ -212,6 +212,26 @@ fn simulated_drive_parameters_are_checked() {
         &fixed.replace("ssd:\n", "ssd:\n  write_stripes: 2\n  flush_buffer: true\n"),
         &["ssd.write_stripes: expected with `ftl: page` and without `flush_buffer`"],
     );
+    // An SLC cache the drive has room for: 72 GB raw on 64 GB leaves 7.98 GB of spare
+    // blocks, 2.66 GB of static cache at three bits a cell; the dynamic cache at most the
+    // user area's 64 GB in SLC mode.
+    let slc = |cache: &str| {
+        fixed.replace(
+            "ssd:\n",
+            &format!("ssd:\n  slc_cache: {{bits: 3, program: 200us, {cache}}}\n"),
+        )
+    };
+    refused(
+        &slc("static: 3GB"),
+        &["drives/s.yaml:7:", "ssd.slc_cache.static: expected at most 2.7 GB (in SLC mode a byte of cache takes 3 bytes of native room, the static cache's from the spare area: 8.0 GB of raw capacity beyond the user data's blocks and those kept for garbage collection), found 3.0 GB"],
+    );
+    refused(
+        &slc("static: 2GB, dynamic: 22GB"),
+        &["ssd.slc_cache.dynamic: expected at most 21.3 GB (in SLC mode a byte of cache takes 3 bytes of native room, the dynamic cache's from the user area: 64.0 GB), found 22.0 GB"],
+    );
+    lab.write("drives/s.yaml", &slc("static: 2.6GB, dynamic: 21GB"));
+    let out = lab.roundup(&["check"]);
+    assert!(out.status.success(), "{}", stderr(&out));
     refused(
         &fixed.replace("ssd:\n", "ssd:\n  full: 0.9\n"),
         &["ssd.full: expected only on a used drive (aged: true)"],

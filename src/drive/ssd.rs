@@ -883,6 +883,10 @@ fn validate_room(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> 
             s.raw_capacity.0
         ));
     }
+    if let Some(c) = &s.slc_cache {
+        let spare = (blocks_per_die - data_blocks - reserve) * units * block;
+        validate_slc_room(c, capacity, spare)?;
+    }
     // The simulator's map packs a page number in 32 bits and a block number in 24.
     let pages = capacity.div_ceil(s.page.0);
     if pages >= 1 << 32 || blocks_per_die * units >= 1 << 24 {
@@ -892,6 +896,43 @@ fn validate_room(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> 
              large drive within them",
             s.page.0,
             blocks_per_die * units
+        ));
+    }
+    Ok(())
+}
+
+/// An SLC cache that fits its drive: in SLC mode a byte of host data takes `bits` bytes of
+/// native room, the static cache's from the spare area (`spare`: the raw capacity beyond
+/// the user data's blocks and those kept for garbage collection), the dynamic cache's from
+/// the user area. A larger cache than that would be one the model never fills (the
+/// dynamic) or room the drive does not have (the static).
+fn validate_slc_room(c: &SlcSpec, capacity: u64, spare: u64) -> std::result::Result<(), String> {
+    let bits = c.bits as u64;
+    // In the decimal units drive files give caches in, to one decimal.
+    let size = |b: u64| match b {
+        1_000_000_000.. => format!("{:.1} GB", b as f64 / 1e9),
+        1_000_000.. => format!("{:.1} MB", b as f64 / 1e6),
+        _ => format!("{b} B"),
+    };
+    if let Some(s) = c.r#static.filter(|s| s.0.saturating_mul(bits) > spare) {
+        return Err(format!(
+            "ssd.slc_cache.static: expected at most {} (in SLC mode a byte of cache takes \
+             {bits} bytes of native room, the static cache's from the spare area: {} of raw \
+             capacity beyond the user data's blocks and those kept for garbage collection), \
+             found {}",
+            size(spare / bits),
+            size(spare),
+            size(s.0)
+        ));
+    }
+    if let Some(d) = c.dynamic.filter(|d| d.0.saturating_mul(bits) > capacity) {
+        return Err(format!(
+            "ssd.slc_cache.dynamic: expected at most {} (in SLC mode a byte of cache takes \
+             {bits} bytes of native room, the dynamic cache's from the user area: {}), found \
+             {}",
+            size(capacity / bits),
+            size(capacity),
+            size(d.0)
         ));
     }
     Ok(())

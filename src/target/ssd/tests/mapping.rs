@@ -165,7 +165,7 @@ fn the_books_agree_after_random_writes_of_any_size_trims_and_collection() {
             "16KiB",
             2,
             false,
-            "  read_senses: [2, 3, 2]\n  one_shot: true\n  slc_cache: {bits: 3, static: 8MiB, dynamic: 96MiB, program: 200us}\n",
+            "  read_senses: [2, 3, 2]\n  one_shot: true\n  slc_cache: {bits: 3, static: 4MiB, dynamic: 80MiB, program: 200us}\n",
         ),
     ];
     for (page, planes, aged, extra) in configs {

@@ -582,3 +582,25 @@ fn a_pause_with_nothing_in_flight_folds_the_cache_from_when_the_drive_is_done() 
     drop(queues);
     assert_eq!(held(&sim), 0);
 }
+
+#[test]
+fn an_slc_cache_must_fit_its_drive() {
+    // The small drive: 256 MiB on 288 MiB of NAND, 128 KiB blocks on 4 dies, 4 blocks a
+    // die kept for collection: 30 MiB spare, 10 MiB of static cache at three bits a cell;
+    // the dynamic cache at most a third of the user area.
+    let cache = |c: &str| tlc_yaml(&format!("  slc_cache: {{bits: 3, program: 100us, {c}}}\n"));
+    assert_eq!(refusal(&cache("static: 10MiB, dynamic: 85MiB")), "");
+    let e = refusal(&cache("static: 11MiB"));
+    assert!(
+        e.contains("ssd.slc_cache.static: expected at most 10.5 MB (")
+            && e.contains("from the spare area: 31.5 MB of raw capacity")
+            && e.contains("found 11.5 MB"),
+        "{e}"
+    );
+    let e = refusal(&cache("dynamic: 90MiB"));
+    assert!(
+        e.contains("ssd.slc_cache.dynamic: expected at most 89.5 MB (")
+            && e.contains("found 94.4 MB"),
+        "{e}"
+    );
+}
