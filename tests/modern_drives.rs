@@ -2043,3 +2043,51 @@ fn sequential_reads_of_data_written_at_random_as_anandtech_found() {
     assert!((1.0..1.25).contains(&p1_over_sata), "{p1_over_sata}");
     assert!((1.15..1.35).contains(&pro_over_plus), "{pro_over_plus}");
 }
+
+#[test]
+fn the_worked_example_of_building_a_drive_runs_as_printed() {
+    // docs/building-a-drive.md derives the 970 EVO Plus 500 GB from the 1 TB's file and runs
+    // the sheet's four figures on both, printing what `roundup` prints. Its shell block, run
+    // from a folder holding the 1 TB's file with this build's `roundup` first on the PATH,
+    // must print its text block exactly: a change to the model that moves a figure, or to
+    // a command's output, shows here, and the page is brought up to date with it.
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/building-a-drive.md"),
+    )
+    .unwrap();
+    let block = |fence: &str| {
+        let blocks: Vec<&str> = doc
+            .split(fence)
+            .skip(1)
+            .map(|b| b.split("```").next().unwrap())
+            .collect();
+        assert_eq!(blocks.len(), 1, "one {fence:?} block in the page");
+        blocks[0].to_string()
+    };
+    let (script, printed) = (block("```sh\n"), block("```text\n"));
+    let lab = TestLab::new();
+    lab.write(
+        "drives/samsung-970-evo-plus-1tb.yaml",
+        &drive_file("samsung-970-evo-plus-1tb"),
+    );
+    lab.write("example.sh", &script);
+    let bin = Path::new(env!("CARGO_BIN_EXE_roundup")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-e", "example.sh"])
+        .current_dir(lab.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        got, printed,
+        "docs/building-a-drive.md's text block is not what its commands print now; it \
+         prints:\n{got}"
+    );
+}
