@@ -229,6 +229,11 @@ fn simulated_drive_parameters_are_checked() {
         &slc("static: 2GB, dynamic: 22GB"),
         &["ssd.slc_cache.dynamic: expected at most 21.3 GB (in SLC mode a byte of cache takes 3 bytes of native room, the dynamic cache's from the user area: 64.0 GB), found 22.0 GB"],
     );
+    // Two controllers: each holds half the capacity and a cache of its own.
+    refused(
+        &slc("dynamic: 11GB").replace("ssd:\n", "ssd:\n  controllers: 2\n  stripe: 64KiB\n"),
+        &["ssd.slc_cache.dynamic: expected at most 10.7 GB (in SLC mode a byte of cache takes 3 bytes of native room, the dynamic cache's from the user area: 32.0 GB on each controller), found 11.0 GB"],
+    );
     lab.write("drives/s.yaml", &slc("static: 2.6GB, dynamic: 21GB"));
     let out = lab.roundup(&["check"]);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -885,7 +885,7 @@ fn validate_room(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> 
     }
     if let Some(c) = &s.slc_cache {
         let spare = (blocks_per_die - data_blocks - reserve) * units * block;
-        validate_slc_room(c, capacity, spare)?;
+        validate_slc_room(c, capacity, spare, on_each)?;
     }
     // The simulator's map packs a page number in 32 bits and a block number in 24.
     let pages = capacity.div_ceil(s.page.0);
@@ -905,8 +905,14 @@ fn validate_room(s: &SsdSpec, capacity: u64) -> std::result::Result<(), String> 
 /// native room, the static cache's from the spare area (`spare`: the raw capacity beyond
 /// the user data's blocks and those kept for garbage collection), the dynamic cache's from
 /// the user area. A larger cache than that would be one the model never fills (the
-/// dynamic) or room the drive does not have (the static).
-fn validate_slc_room(c: &SlcSpec, capacity: u64, spare: u64) -> std::result::Result<(), String> {
+/// dynamic) or room the drive does not have (the static). With several controllers each
+/// has its share of the capacity, its own NAND and its own cache (`on_each` says so).
+fn validate_slc_room(
+    c: &SlcSpec,
+    capacity: u64,
+    spare: u64,
+    on_each: &str,
+) -> std::result::Result<(), String> {
     let bits = c.bits as u64;
     // In the decimal units drive files give caches in, to one decimal.
     let size = |b: u64| match b {
@@ -918,8 +924,8 @@ fn validate_slc_room(c: &SlcSpec, capacity: u64, spare: u64) -> std::result::Res
         return Err(format!(
             "ssd.slc_cache.static: expected at most {} (in SLC mode a byte of cache takes \
              {bits} bytes of native room, the static cache's from the spare area: {} of raw \
-             capacity beyond the user data's blocks and those kept for garbage collection), \
-             found {}",
+             capacity{on_each} beyond the user data's blocks and those kept for garbage \
+             collection), found {}",
             size(spare / bits),
             size(spare),
             size(s.0)
@@ -928,8 +934,8 @@ fn validate_slc_room(c: &SlcSpec, capacity: u64, spare: u64) -> std::result::Res
     if let Some(d) = c.dynamic.filter(|d| d.0.saturating_mul(bits) > capacity) {
         return Err(format!(
             "ssd.slc_cache.dynamic: expected at most {} (in SLC mode a byte of cache takes \
-             {bits} bytes of native room, the dynamic cache's from the user area: {}), found \
-             {}",
+             {bits} bytes of native room, the dynamic cache's from the user area: {}{on_each}), \
+             found {}",
             size(capacity / bits),
             size(capacity),
             size(d.0)
