@@ -915,13 +915,7 @@ fn the_870_qvo_8tb_and_1tb_derived_against_anandtech() {
         "8 TB after the cache against the 4 TB's (AnandTech: no scaling beyond 2 TB)",
     );
     let burst = |id: &str| figure(&rows, id, "burst-qd1", "iops");
-    let sustained = |id: &str| {
-        ["sustained-qd1", "sustained-qd2", "sustained-qd4"]
-            .iter()
-            .map(|t| figure(&rows, id, t, "iops"))
-            .sum::<f64>()
-            / 3.0
-    };
+    let sustained = |id: &str| sustained_mean(&rows, id, "sustained", "iops");
     for id in [one, four, eight] {
         eprintln!(
             "{id}: reads at QD1 in bursts {:.0} IOPS, sustained (QD1, 2, 4) {:.0}",
@@ -988,6 +982,12 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// AnandTech's sustained score: `drive`'s `key` averaged over the tests `{prefix}-qd1`,
+/// `-qd2` and `-qd4`.
+fn sustained_mean(rows: &[serde_json::Value], drive: &str, prefix: &str, key: &str) -> f64 {
+    mean(&[1, 2, 4].map(|qd| figure(rows, drive, &format!("{prefix}-qd{qd}"), key)))
+}
+
 #[test]
 fn the_p1_against_anandtechs_reads_of_its_cache_and_of_a_full_drive() {
     // AnandTech's review of the P1 1 TB (13512, pp. 6-7, 2018), each test on the drive
@@ -1033,11 +1033,7 @@ fn the_p1_against_anandtechs_reads_of_its_cache_and_of_a_full_drive() {
     }
     let rows = suite_rows(&lab, &suite);
     let mean = |id: &str, state: &str, kind: &str, key: &str| {
-        [1, 2, 4]
-            .iter()
-            .map(|qd| figure(&rows, id, &format!("{state}-{kind}-qd{qd}"), key))
-            .sum::<f64>()
-            / 3.0
+        sustained_mean(&rows, id, &format!("{state}-{kind}"), key)
     };
     let (p1, slc) = ("crucial-p1-1tb", "crucial-p1-1tb-slc-reads");
     for id in [p1, slc] {
@@ -1168,13 +1164,7 @@ fn samsungs_generations_against_each_other_in_anandtechs_reads() {
         );
     }
     let rows = suite_rows(&lab, &suite);
-    let sustained = |id: &str, kind: &str, key: &str| {
-        [1, 2, 4]
-            .iter()
-            .map(|qd| figure(&rows, id, &format!("{kind}-qd{qd}"), key))
-            .sum::<f64>()
-            / 3.0
-    };
+    let sustained = |id: &str, kind: &str, key: &str| sustained_mean(&rows, id, kind, key);
     let over = |a: &str, b: &str| {
         [
             figure(&rows, a, "burst", "iops") / figure(&rows, b, "burst", "iops"),
@@ -2017,9 +2007,7 @@ fn sequential_reads_of_data_written_at_random_as_anandtech_found() {
     suite += "  - {id: random-write, title: w, operation: write, pattern: random, block_size: 4KiB, span: 8GiB, queue_depth: 32, count: 4194304, metric: iops}\n";
     suite += &reads("fragmented");
     let rows = suite_rows(&lab, &suite);
-    let read = |drive: &str, state: &str| {
-        mean(&[1, 2, 4].map(|qd| figure(&rows, drive, &format!("{state}-qd{qd}"), "mb_per_s")))
-    };
+    let read = |drive: &str, state: &str| sustained_mean(&rows, drive, state, "mb_per_s");
     for d in [p1, plus, pro, sata] {
         eprintln!(
             "{d}: 128 KiB at QD1, 2, 4, MB/s: contiguous {:.0}, fragmented {:.0}",
@@ -2051,20 +2039,12 @@ fn the_worked_example_of_building_a_drive_runs_as_printed() {
     // from a folder holding the 1 TB's file with this build's `roundup` first on the PATH,
     // must print its text block exactly: a change to the model that moves a figure, or to
     // a command's output, shows here, and the page is brought up to date with it.
-    let doc = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/building-a-drive.md"),
-    )
-    .unwrap();
-    let block = |fence: &str| {
-        let blocks: Vec<&str> = doc
-            .split(fence)
-            .skip(1)
-            .map(|b| b.split("```").next().unwrap())
-            .collect();
-        assert_eq!(blocks.len(), 1, "one {fence:?} block in the page");
-        blocks[0].to_string()
+    let block = |lang: &str| {
+        let blocks = common::doc_blocks("building-a-drive.md", lang);
+        assert_eq!(blocks.len(), 1, "one {lang} block in the page");
+        blocks[0].clone()
     };
-    let (script, printed) = (block("```sh\n"), block("```text\n"));
+    let (script, printed) = (block("sh"), block("text"));
     let lab = TestLab::new();
     lab.write(
         "drives/samsung-970-evo-plus-1tb.yaml",

@@ -661,16 +661,10 @@ fn duckdb_queries_of_the_docs_match_the_summary(lab: &TestLab) {
         common::skip_without_tool("python3 with duckdb is not installed");
         return;
     }
-    let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scale-out.md"))
-        .unwrap();
-    let queries: Vec<&str> = doc
-        .split("```sql\n")
-        .skip(1)
-        .map(|b| b.split("```").next().unwrap())
-        .collect();
+    let queries = common::doc_blocks("scale-out.md", "sql");
     assert_eq!(queries.len(), 2, "the docs show two queries");
-    lab.write("iops.sql", queries[0]);
-    lab.write("p99.sql", queries[1]);
+    lab.write("iops.sql", &queries[0]);
+    lab.write("p99.sql", &queries[1]);
     let out = lab.roundup(&["summary", "--json"]);
     lab.write("summary.json", &stdout(&out));
     let script = r#"

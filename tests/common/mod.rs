@@ -7,6 +7,21 @@ use std::process::{Command, Output};
 
 pub const SIM_DRIVE: &str = "id: {id}\nvendor: Acme\nmodel: {model}\ncapacity: 16GB\ncontroller: Acme C1\nfirmware: \"{fw}\"\nsim:\n  model: simple\n  units: {units}\n  stripe: 4KiB\n  read_latency: 50us\n  write_latency: 200us\n  read_rate: 100MB/s\n  write_rate: 40MB/s\n  link_rate: 280MB/s\n  command_overhead: 20us\n";
 
+/// The fenced blocks of the repository's `docs/NAME` whose fence names `lang` (```sql, ```sh),
+/// in order: what a page shows, for a test to run.
+pub fn doc_blocks(name: &str, lang: &str) -> Vec<String> {
+    let doc = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join(name),
+    )
+    .unwrap();
+    doc.split(&format!("```{lang}\n"))
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap().to_string())
+        .collect()
+}
+
 /// The shipped `suites/NAME.yaml` made short enough for a test: runs of 150 ms, 200 ms of
 /// idle between tests, a 16 MiB test file; every other key as shipped.
 pub fn shortened_suite(name: &str) -> String {
