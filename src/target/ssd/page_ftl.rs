@@ -529,13 +529,17 @@ impl PageFtl {
             let (die, b) = (k % p.dies, (k % p.dies) * bpd + k / p.dies);
             let blk = &mut self.blocks[b];
             blk.entries.clear();
+            // Every block ends with an entry a page (the stale rest below): room for them once.
+            blk.entries.reserve_exact(ppb as usize);
+            if let Some(v) = &mut self.vectors {
+                v.of_entry[b].reserve_exact(ppb as usize);
+            }
             for entry in 0..n {
                 let lpn = order.next().unwrap_or(0) as u32;
                 if let Some(v) = &mut self.vectors {
-                    // Its history's vector: the run of logical pages it was written with.
-                    let g = lpn / v.pages;
-                    v.live[g as usize] += 1;
-                    v.of_entry[b].push(g);
+                    // Its history's vector: the run of logical pages it was written with
+                    // (its live pages counted below).
+                    v.of_entry[b].push(lpn / v.pages);
                 }
                 blk.entries.push((lpn, p.page as u32));
                 let loc = Loc {
@@ -553,6 +557,17 @@ impl PageFtl {
             blk.used = ppb * p.page;
             blk.valid = n * p.page;
             self.close(die, b as u32, p);
+        }
+        if let Some(v) = &mut self.vectors {
+            // Each vector's live pages, in one pass over the map in logical order: the
+            // layout places them in a scrambled order, where counting missed the cache on
+            // nearly every page (the map held nothing before the layout).
+            let pages = v.pages as usize;
+            for (lpn, &word) in self.map.iter().enumerate() {
+                if word != 0 {
+                    v.live[lpn / pages] += 1;
+                }
+            }
         }
         for (d, free) in self.free.iter_mut().enumerate() {
             *free = ((d * bpd + per_die) as u32..((d + 1) * bpd) as u32)
