@@ -868,9 +868,12 @@ impl<'a> Loop<'a> {
     ) -> Result<()> {
         for c in completions.drain(..) {
             self.outstanding -= 1;
-            let InFlight { req, submit_ns, qd } = self.inflight[c.slot as usize].take().ok_or(
-                Error::Target(TargetError::Internal("a completion for an idle slot")),
-            )?;
+            let Some(InFlight { req, submit_ns, qd }) = self.inflight[c.slot as usize].take()
+            else {
+                return Err(Error::Target(TargetError::Internal(
+                    "a completion for an idle slot",
+                )));
+            };
             if let Some(e) = c.error {
                 return Err(Error::Target(TargetError::Failed(e)));
             }

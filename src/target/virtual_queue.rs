@@ -128,12 +128,13 @@ pub(super) fn take_done(
 ) -> Result<usize> {
     let mut n = 0;
     while let Some((when, _, slot)) = done.take_at(t) {
-        let buf = bufs
-            .get_mut(slot as usize)
-            .and_then(Option::take)
-            .ok_or(Error::Target(TargetError::Internal(
+        // An error built only when it is returned (built and dropped on every completion,
+        // it cost the simulator 2% of its instructions).
+        let Some(buf) = bufs.get_mut(slot as usize).and_then(Option::take) else {
+            return Err(Error::Target(TargetError::Internal(
                 "slot without a buffer",
-            )))?;
+            )));
+        };
         out.push(Completion {
             slot,
             buf,

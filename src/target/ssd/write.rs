@@ -481,7 +481,10 @@ impl SsdSim {
         self.folded(fold);
         let p = &*self.p;
         let page = p.page * p.planes;
-        let folding = (fold as u128 * (self.fold_read() + p.t_prog) as u128 / page as u128) as u64;
+        let folding = match fold {
+            0 => 0,
+            _ => (fold as u128 * (self.fold_read() + p.t_prog) as u128 / page as u128) as u64,
+        };
         NextProgram {
             time: folding + self.native_program_time(die),
             native: true,
@@ -565,7 +568,13 @@ impl SsdSim {
             while k > 0 && self.completions[k - 1].end > end {
                 k -= 1;
             }
-            self.completions.insert(k, Completion { end, work });
+            let c = Completion { end, work };
+            // Most programs end after those booked before them: a push, not a shift.
+            if k == self.completions.len() {
+                self.completions.push_back(c);
+            } else {
+                self.completions.insert(k, c);
+            }
         }
     }
 

@@ -56,6 +56,11 @@ impl Buffer {
         t
     }
     pub(super) fn release(&mut self, at: u64, bytes: u64) {
+        // Most programs end after those released before them: a push, not a search.
+        if self.frees.back().is_none_or(|&(when, _)| when <= at) {
+            self.frees.push_back((at, bytes));
+            return;
+        }
         let i = self.frees.len()
             - self
                 .frees
