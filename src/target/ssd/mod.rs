@@ -730,5 +730,21 @@ impl Reserving for SsdSim {
     }
 }
 
+/// Puts `item` into `queue`, kept in the order of `time`, after every entry no later than
+/// it. The search runs from the back, where most go (a program mostly ends after those
+/// booked before it): there it is a push, not a shift.
+fn insert_by_time<T>(queue: &mut std::collections::VecDeque<T>, item: T, time: impl Fn(&T) -> u64) {
+    let t = time(&item);
+    let mut k = queue.len();
+    while k > 0 && time(&queue[k - 1]) > t {
+        k -= 1;
+    }
+    if k == queue.len() {
+        queue.push_back(item);
+    } else {
+        queue.insert(k, item);
+    }
+}
+
 #[cfg(test)]
 mod tests;

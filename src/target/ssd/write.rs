@@ -564,17 +564,7 @@ impl SsdSim {
     /// Books `work` for the controller when a host program ends at `end`.
     fn completed_at(&mut self, end: u64, work: u64) {
         if work > 0 {
-            let mut k = self.completions.len();
-            while k > 0 && self.completions[k - 1].end > end {
-                k -= 1;
-            }
-            let c = Completion { end, work };
-            // Most programs end after those booked before them: a push, not a shift.
-            if k == self.completions.len() {
-                self.completions.push_back(c);
-            } else {
-                self.completions.insert(k, c);
-            }
+            super::insert_by_time(&mut self.completions, Completion { end, work }, |c| c.end);
         }
     }
 

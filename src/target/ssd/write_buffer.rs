@@ -55,20 +55,9 @@ impl Buffer {
         self.admitted = t;
         t
     }
+    /// `bytes` leave the buffer when the program holding them ends at `at`.
     pub(super) fn release(&mut self, at: u64, bytes: u64) {
-        // Most programs end after those released before them: a push, not a search.
-        if self.frees.back().is_none_or(|&(when, _)| when <= at) {
-            self.frees.push_back((at, bytes));
-            return;
-        }
-        let i = self.frees.len()
-            - self
-                .frees
-                .iter()
-                .rev()
-                .take_while(|&&(when, _)| when > at)
-                .count();
-        self.frees.insert(i, (at, bytes));
+        super::insert_by_time(&mut self.frees, (at, bytes), |&(when, _)| when);
     }
 
     /// When the last page released is programmed (`None` if none is); the buffer is empty
