@@ -9,9 +9,16 @@ per drive and kind of samples kept. A ratio of 1.10 is a tenth fewer simulated I
 second.
 
     benches/sim-speed-ab.py BEFORE_BIN BEFORE_DRIVES_DIR AFTER_BIN AFTER_DRIVES_DIR
-        [--rounds N] [--drive ID ...] [--work DIR]
+        [--rounds N] [--drive ID ...] [--work DIR] [--instructions [--count N]]
 
 The anchor is the before build itself, measured beside the after build in the same run.
+
+With --instructions, each build runs the test once under valgrind's callgrind instead, and
+the measure is the instructions it executes: the same on every run, where this VM's CPU
+time moves by a fifth from run to run (a change of a few percent cannot be told from the
+noise by time alone). An instruction is not a cycle (a division, an atomic operation or a
+cache miss costs many), so the two measures go together: the count says what changed, the
+time whether it mattered. --count N runs N writes instead of the suite's 2 million.
 """
 import argparse
 import os
@@ -42,8 +49,30 @@ def cpu_seconds(binary, lab):
     return usage.ru_utime + usage.ru_stime
 
 
-def lab(work, name, drives_dir, drive, samples):
-    """A lab with the speed suite (keeping `samples`) and one drive file."""
+def instructions(binary, lab):
+    """Runs `binary run` in `lab` under callgrind; returns the instructions it executed."""
+    shutil.rmtree(os.path.join(lab, "results"), ignore_errors=True)
+    out = os.path.join(lab, "callgrind.out")
+    r = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, "run", "-q"],
+        cwd=lab,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    if os.path.exists(out):
+        os.remove(out)
+    if r.returncode != 0:
+        sys.exit(f"{binary} run under valgrind failed in {lab}: {r.stderr}")
+    for line in r.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip())
+    sys.exit(f"no instruction count in valgrind's output: {r.stderr}")
+
+
+def lab(work, name, drives_dir, drive, samples, count=None):
+    """A lab with the speed suite (keeping `samples`, of `count` writes if given) and one
+    drive file."""
     path = os.path.join(work, name)
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(os.path.join(path, "suites"))
@@ -52,6 +81,10 @@ def lab(work, name, drives_dir, drive, samples):
         suite = f.read().replace(
             "    metric: iops\n", f"    metric: iops\n    samples: {samples}\n"
         )
+    if count is not None:
+        if "    count: 2000000\n" not in suite:
+            sys.exit("benches/speed.yaml no longer has its count of 2000000 to replace")
+        suite = suite.replace("    count: 2000000\n", f"    count: {count}\n")
     with open(os.path.join(path, "suites", "speed.yaml"), "w") as f:
         f.write(suite)
     shutil.copy(os.path.join(drives_dir, f"{drive}.yaml"), os.path.join(path, "drives"))
@@ -67,7 +100,13 @@ def main():
     a.add_argument("--rounds", type=int, default=10)
     a.add_argument("--drive", action="append")
     a.add_argument("--work", default="/tmp/roundup-sim-speed-ab")
+    a.add_argument("--instructions", action="store_true")
+    a.add_argument("--count", type=int)
     args = a.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        sys.exit("--instructions needs valgrind (apt-get install valgrind)")
+    if args.count is not None and not args.instructions:
+        sys.exit("--count goes with --instructions (the time runs keep the suite's count)")
     drives = args.drive or ["intel-x25m-g2-160", "ocz-vertex-le-100"]
     for binary in [args.before_bin, args.after_bin]:
         if not os.access(binary, os.X_OK):
@@ -78,8 +117,18 @@ def main():
                 sys.exit(f"{folder}: no drive file {drive}.yaml")
     for samples in ["histogram", "raw"]:
         for drive in drives:
-            before = lab(args.work, "before", args.before_drives, drive, samples)
-            after = lab(args.work, "after", args.after_drives, drive, samples)
+            before = lab(args.work, "before", args.before_drives, drive, samples, args.count)
+            after = lab(args.work, "after", args.after_drives, drive, samples, args.count)
+            if args.instructions:
+                b = instructions(args.before_bin, before)
+                f = instructions(args.after_bin, after)
+                writes = args.count or 2_000_000
+                print(
+                    f"{drive}, samples: {samples}, {writes:,} writes: instructions "
+                    f"{b / 1e9:.4f} G before, {f / 1e9:.4f} G after "
+                    f"({b / writes:,.0f} and {f / writes:,.0f} a write); after / before {f / b:.4f}"
+                )
+                continue
             runs = {"before": [], "after": []}
             for r in range(args.rounds):
                 order = ["before", "after"] if r % 2 == 0 else ["after", "before"]

@@ -478,7 +478,9 @@ impl SsdSim {
             Some(Placement::Native { fold }) => fold,
             None => 0,
         };
-        self.folded(fold);
+        if fold > 0 {
+            self.folded(fold);
+        }
         let p = &*self.p;
         let page = p.page * p.planes;
         let folding = match fold {
