@@ -29,6 +29,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The writes of benches/speed.yaml, which --count replaces.
+SUITE_COUNT = 2_000_000
 
 
 def cpu_seconds(binary, lab):
@@ -82,9 +84,10 @@ def lab(work, name, drives_dir, drive, samples, count=None):
             "    metric: iops\n", f"    metric: iops\n    samples: {samples}\n"
         )
     if count is not None:
-        if "    count: 2000000\n" not in suite:
-            sys.exit("benches/speed.yaml no longer has its count of 2000000 to replace")
-        suite = suite.replace("    count: 2000000\n", f"    count: {count}\n")
+        line = f"    count: {SUITE_COUNT}\n"
+        if line not in suite:
+            sys.exit(f"benches/speed.yaml no longer has its count of {SUITE_COUNT} to replace")
+        suite = suite.replace(line, f"    count: {count}\n")
     with open(os.path.join(path, "suites", "speed.yaml"), "w") as f:
         f.write(suite)
     shutil.copy(os.path.join(drives_dir, f"{drive}.yaml"), os.path.join(path, "drives"))
@@ -122,7 +125,7 @@ def main():
             if args.instructions:
                 b = instructions(args.before_bin, before)
                 f = instructions(args.after_bin, after)
-                writes = args.count or 2_000_000
+                writes = args.count or SUITE_COUNT
                 print(
                     f"{drive}, samples: {samples}, {writes:,} writes: instructions "
                     f"{b / 1e9:.4f} G before, {f / 1e9:.4f} G after "

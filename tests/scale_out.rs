@@ -157,7 +157,7 @@ fn fio_engine_figures_equal_fios_own_and_agree_with_io_uring() {
     file_drive(&lab, "by-uring", "engine: io_uring\n");
     let out = lab.roundup(&["run"]);
     assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
-    let rows = summary(&lab);
+    let mut rows = summary(&lab);
     // The replay went through fio's read_iolog: fio counts the latency of all but the
     // first few I/Os, and every one it counted is a sample.
     let replay = job_dir(&lab, "by-fio", "replay");
@@ -258,10 +258,10 @@ fn fio_engine_figures_equal_fios_own_and_agree_with_io_uring() {
     // noise is the virtual disk's, shared with the tests beside this one: a run of 1.5 s
     // can lose two thirds of its IOPS to another's writes (0.36 on 2026-12-06, p99 4 ms).
     // So each engine keeps its best of up to three runs, alternated, as a benchmark on a
-    // noisy machine would (a job run again overwrites its results).
+    // noisy machine would (a job run again overwrites its results, and the summary after
+    // it holds every job's latest).
     for test in ["random-write-4k", "mixed"] {
         let mut best = [0.0f64; 2];
-        let mut rows = rows.clone();
         for round in 0..3 {
             if round > 0 {
                 for drive in ["by-uring", "by-fio"] {

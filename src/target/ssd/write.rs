@@ -478,14 +478,14 @@ impl SsdSim {
             Some(Placement::Native { fold }) => fold,
             None => 0,
         };
-        if fold > 0 {
+        // A program that folds nothing does none of the fold's bookkeeping.
+        let folding = if fold == 0 {
+            0
+        } else {
             self.folded(fold);
-        }
-        let p = &*self.p;
-        let page = p.page * p.planes;
-        let folding = match fold {
-            0 => 0,
-            _ => (fold as u128 * (self.fold_read() + p.t_prog) as u128 / page as u128) as u64,
+            let p = &*self.p;
+            let page = p.page * p.planes;
+            (fold as u128 * (self.fold_read() + p.t_prog) as u128 / page as u128) as u64
         };
         NextProgram {
             time: folding + self.native_program_time(die),
