@@ -70,7 +70,7 @@ impl SsdSim {
     /// A logical block is striped over every die (page `i` on die `i % dies`), as a
     /// multi-channel controller writes it, so a merge keeps every die busy at once.
     pub(super) fn log_write(&mut self, lpn: u64, at: u64) -> u64 {
-        let p = &*self.p;
+        let p = self.p;
         let Ftl::Block(f) = &mut self.ftl else {
             return at;
         };

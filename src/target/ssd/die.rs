@@ -38,7 +38,7 @@ pub(super) struct Die {
 /// segment of an erase pulse), is sensed and transferred, and the operation resumes after
 /// it, its remaining time unchanged but for `resume` (ramping the voltage again). An
 /// operation allows `max` suspensions; reads after them wait for its end.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Suspension {
     /// Time between an operation's break points.
     pub(super) step: u64,

@@ -1,7 +1,7 @@
 //! Bit errors in page reads, their correction and the occasional read retry.
 
 /// A page read's bit errors ([`crate::drive::EccSpec`]), resolved for the page size.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Ecc {
     /// Mean bit errors in a page read, and the chance of none (e^-mean).
     pub(super) mean: f64,

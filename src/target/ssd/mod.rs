@@ -22,8 +22,6 @@
 //! This file takes a request in (link, queue slots, controller) and holds the drive's
 //! state; `read.rs` and `write.rs` are the two paths from there to the NAND and back.
 
-use std::sync::Arc;
-
 use rand::SeedableRng;
 
 use crate::drive::{DriveSpec, FtlKind, SsdHistory, SsdSpec};
@@ -45,6 +43,7 @@ mod params;
 mod read;
 mod slc;
 mod slc_pages;
+mod time_queue;
 mod write;
 mod write_buffer;
 
@@ -53,7 +52,6 @@ use die::Die;
 use page_ftl::{scrambled, Loc, PageFtl};
 use params::Params;
 use slc::Slc;
-use write::Completion;
 use write_buffer::Buffer;
 
 /// Where a logical page's data is: its die, the bytes stored, and its page's type (0 the
@@ -112,11 +110,9 @@ enum Ftl {
 /// A simulated SSD.
 pub struct SsdSim {
     info: TargetInfo,
-    /// Never copied whole (some 350 bytes: copies on every call were 5-6% of the model's
-    /// time, in `memcpy`): a method borrows it (`let p = &*self.p`), or, where it also
-    /// calls methods that change the drive, takes a handle of its own (`self.params()`)
-    /// and passes `&p` down.
-    p: Arc<Params>,
+    /// Shared and never copied whole ([`Params::interned`]): a method copies the reference
+    /// (`let p = self.p`) and passes it down, while it changes the drive.
+    p: &'static Params,
     clock: u64,
     link_out: u64,
     /// The link toward the host where each transfer is booked when its request is issued
@@ -160,9 +156,8 @@ pub struct SsdSim {
     /// The stream reads' sense times are drawn from.
     senses: rand_chacha::ChaCha8Rng,
     /// When host programs under way end, and the controller work each takes then, in the
-    /// order they end (a program booked now mostly ends after those booked before it, so
-    /// it goes in near the back).
-    completions: std::collections::VecDeque<Completion>,
+    /// order they end.
+    completions: time_queue::TimeQueue,
     scratch: Vec<u8>,
     next_small_write: u64,
     /// Pages of data written whose per-page work the controller has not done yet (a stripe
@@ -217,12 +212,6 @@ struct Pages {
 }
 
 impl SsdSim {
-    /// The drive's parameters, a handle of its own for a method that also changes the
-    /// drive's state.
-    fn params(&self) -> Arc<Params> {
-        Arc::clone(&self.p)
-    }
-
     /// A fresh drive: every block erased, nothing mapped, time zero.
     pub fn new(drive: &DriveSpec, s: &SsdSpec) -> Result<SsdSim> {
         let p = Params::of(s, drive.firmware.as_deref());
@@ -265,7 +254,7 @@ impl SsdSim {
                 p.page as u32,
                 &[("sim_model", "ssd")],
             ),
-            p: Arc::new(p),
+            p: p.interned(),
             clock: 0,
             link_out: 0,
             link_in: Calendar::default(),
@@ -420,7 +409,7 @@ impl SsdSim {
         req: &IoRequest,
         data: Option<WriteData>,
     ) -> Result<Option<u64>> {
-        let p = &*self.p;
+        let p = self.p;
         self.now = now;
         self.pause = None;
         let len = req.len as u64;
@@ -464,7 +453,7 @@ impl SsdSim {
     /// ahead, which may be of them).
     fn discard(&mut self, offset: u64, len: u64) {
         self.ahead.clear();
-        let p = &*self.p;
+        let p = self.p;
         let first = offset.div_ceil(p.page);
         let end = (offset + len) / p.page;
         self.buffer.drop_held(first, end);
@@ -549,7 +538,7 @@ impl SsdSim {
     /// `units` of idle folding on every die: an SLC cache that folds in idle time is folded
     /// by as much (what it holds at most).
     fn fold_units(&mut self, units: u64) {
-        let p = &*self.p;
+        let p = self.p;
         let most = units as u128 * p.dies as u128 * (p.page * p.planes) as u128;
         if let Some(c) = self.slc.as_mut().filter(|c| c.fold_in_idle) {
             let folded = c.fold(most.min(u64::MAX as u128) as u64);
@@ -571,7 +560,7 @@ impl SsdSim {
         .into_iter()
         .chain(self.chan.iter().map(Calendar::end))
         .chain(self.die.iter().map(Die::free_at))
-        .chain(self.buffer.frees.iter().map(|&(when, _)| when))
+        .chain(self.buffer.frees.last_at())
         .max()
         .unwrap_or(0)
     }
@@ -624,8 +613,8 @@ impl SsdSim {
         self.open = 0;
         self.write_out_cache(self.clock);
         if self.buffer.held_bytes > 0 {
-            let p = self.params();
-            let done = self.write_out_held(&p, self.clock.max(self.ctrl))?;
+            let p = self.p;
+            let done = self.write_out_held(p, self.clock.max(self.ctrl))?;
             self.clock = self.clock.max(done);
         }
         // A stripe begun is written out: its pages' work done.
@@ -727,22 +716,6 @@ impl Reserving for SsdSim {
     }
     fn engine(&self) -> &'static str {
         "sim-ssd"
-    }
-}
-
-/// Puts `item` into `queue`, kept in the order of `time`, after every entry no later than
-/// it. The search runs from the back, where most go (a program mostly ends after those
-/// booked before it): there it is a push, not a shift.
-fn insert_by_time<T>(queue: &mut std::collections::VecDeque<T>, item: T, time: impl Fn(&T) -> u64) {
-    let t = time(&item);
-    let mut k = queue.len();
-    while k > 0 && time(&queue[k - 1]) > t {
-        k -= 1;
-    }
-    if k == queue.len() {
-        queue.push_back(item);
-    } else {
-        queue.insert(k, item);
     }
 }
 

@@ -219,7 +219,26 @@ fn huge_zeroed(n: usize) -> Option<Vec<u64>> {
             Vec::from_raw_parts(ptr, n, n)
         }
     };
-    let (start, len) = (v.as_ptr() as usize, n * std::mem::size_of::<u64>());
+    advise_huge(&v);
+    Some(v)
+}
+
+/// `n` copies of `value` in memory backed by transparent huge pages where the kernel has
+/// them (the blocks of a page FTL, tens of MB touched at random as pages go stale): the
+/// room is asked for before any of it is written, so the pages the writes fault in are
+/// huge ones. `None` if the memory cannot be had.
+fn huge_filled<T: Clone>(n: usize, value: T) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    advise_huge(&v);
+    v.resize(n, value);
+    Some(v)
+}
+
+/// Asks the kernel to back the whole 2 MiB pages of `v`'s allocation (its capacity) with
+/// transparent huge pages.
+fn advise_huge<T>(v: &Vec<T>) {
+    let (start, len) = (v.as_ptr() as usize, v.capacity() * std::mem::size_of::<T>());
     const HUGE: usize = 2 << 20;
     let first = start.next_multiple_of(HUGE);
     let end = (start + len) / HUGE * HUGE;
@@ -231,7 +250,6 @@ fn huge_zeroed(n: usize) -> Option<Vec<u64>> {
             libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
         }
     }
-    Some(v)
 }
 
 /// Asks the CPU to bring `v`'s cache line in, without waiting for it.
@@ -283,7 +301,7 @@ impl PageFtl {
         let bpd = p.blocks_per_die as u32;
         Some(PageFtl {
             map: huge_zeroed(lpns as usize)?,
-            blocks: vec![Block::default(); p.blocks_per_die as usize * p.dies],
+            blocks: huge_filled(p.blocks_per_die as usize * p.dies, Block::default())?,
             // Popped from the end: lowest-numbered blocks first.
             free: (0..p.dies as u32)
                 .map(|d| (d * bpd..(d + 1) * bpd).rev().collect())

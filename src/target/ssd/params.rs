@@ -6,7 +6,7 @@ use super::die;
 use super::ecc::Ecc;
 
 /// Fixed parameters, resolved from the drive file and its firmware.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Params {
     /// One transfer at a time on the host link (`half_duplex`).
     pub(super) half_duplex: bool,
@@ -134,6 +134,25 @@ fn deferred(s: &SsdSpec, ns: u64) -> u64 {
 }
 
 impl Params {
+    /// The process's one copy of these parameters, shared by every drive built with the
+    /// same ones and kept for the life of the process (a few hundred bytes for each set).
+    /// The model's methods copy the reference and borrow it while they change the drive,
+    /// where an `Arc` cost an atomic increment and decrement on every write (3% of the
+    /// simulator's time, `perf`: docs/performance.md) and a copy of the whole 5% in
+    /// `memcpy`.
+    pub(super) fn interned(self) -> &'static Params {
+        static ALL: std::sync::Mutex<Vec<&'static Params>> = std::sync::Mutex::new(Vec::new());
+        let mut all = ALL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(p) = all.iter().find(|p| ***p == self) {
+            return p;
+        }
+        let p: &'static Params = Box::leak(Box::new(self));
+        all.push(p);
+        p
+    }
+
     pub(super) fn of(s: &SsdSpec, firmware: Option<&str>) -> Params {
         let fw = firmware
             .and_then(|f| s.firmwares.get(f))
@@ -277,7 +296,7 @@ fn map_units(s: &SsdSpec, vector_pages: u32) -> u64 {
 
 /// A read's sense time as a multiple of its page type's mean: triangular from `fastest` to
 /// `slowest` with its mode at 1 (the typical read), divided by the triangle's mean.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct ReadSpread {
     fastest: f64,
     slowest: f64,

@@ -177,7 +177,7 @@ impl SsdSim {
     /// decode failed: a read retry). Where planes read apart, only the page's plane is
     /// held, else the whole die.
     pub(super) fn read_page(&mut self, page: Stored, ready: u64, bytes: u64) -> u64 {
-        let p = &*self.p;
+        let p = self.p;
         let (d, ch) = (page.die, page.die % p.channels);
         let kind_time = match &self.slc_pages {
             Some(c) if page.slc => c.t_read,
@@ -188,7 +188,7 @@ impl SsdSim {
         let mut first = true;
         loop {
             let t_read = self.sensed(kind_time);
-            let p = &*self.p;
+            let p = self.p;
             let sensed = match p.plane_reads {
                 Some(PlaneReads::Independent) => self.die[d].start_plane(at, page.plane) + t_read,
                 // A read again is a sense of its own. Synchronous planes pair pages of any
@@ -274,7 +274,7 @@ impl SsdSim {
     /// Where a page FTL's entry `loc` is on the NAND: its die, its page's type, plane and
     /// wordline, and the bytes it holds.
     fn stored_at(&self, loc: Loc) -> Stored {
-        let p = &*self.p;
+        let p = self.p;
         Stored {
             die: (loc.block as u64 / p.blocks_per_die) as usize,
             bytes: loc.bytes as u64,
@@ -294,7 +294,7 @@ impl SsdSim {
     /// page's type (a page's wordline is its place in its block on each plane; lower and
     /// upper alternate).
     pub(super) fn locate(&self, lpn: u64) -> Option<Stored> {
-        let p = &*self.p;
+        let p = self.p;
         match &self.ftl {
             // A page whose units are stored apart is read by its pieces (`read_lpn`).
             Ftl::Page(f) => Some(Stored {

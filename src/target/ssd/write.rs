@@ -8,6 +8,7 @@ use crate::io::{IoRequest, WriteData};
 use super::page_ftl;
 use super::params::{self, Params};
 use super::slc::Placement;
+use super::time_queue::Timed;
 use super::{Ftl, Pages, SsdSim};
 
 /// A host program's time on its die, and whether it goes to native cells (else in SLC
@@ -16,13 +17,6 @@ use super::{Ftl, Pages, SsdSim};
 pub(super) struct NextProgram {
     pub(super) time: u64,
     native: bool,
-}
-
-/// The controller work a host program leaves for when it ends (`completion_share`).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Completion {
-    end: u64,
-    pub(super) work: u64,
 }
 
 /// The map units of logical page `lpn` that a write of `len` bytes at `offset` covers,
@@ -93,7 +87,7 @@ impl SsdSim {
         mut at: u64,
         data_in: u64,
     ) -> Result<u64> {
-        let p = self.params();
+        let p = self.p;
         let len = req.len as u64;
         let Pages {
             first,
@@ -141,7 +135,7 @@ impl SsdSim {
                 at += p.remap_cost;
                 if p.map_units > 1 && !p.compression {
                     let widened = whole_units(req.offset, len);
-                    merged = self.read_unit_rest(&p, req.offset, len, widened, at);
+                    merged = self.read_unit_rest(p, req.offset, len, widened, at);
                     (offset, stored_len) = (widened.offset, widened.len);
                 }
             } else {
@@ -194,7 +188,7 @@ impl SsdSim {
                 if held + stored > p.buffer && held > 0 {
                     // The buffer is written out first; no command or data comes in until
                     // it is on NAND.
-                    done = self.write_out_held(&p, at)?;
+                    done = self.write_out_held(p, at)?;
                     self.ctrl = self.ctrl.max(done);
                     self.link_out = self.link_out.max(done);
                 }
@@ -228,12 +222,12 @@ impl SsdSim {
                     admitted = self.buffer.admit(per_page, arrives(lpn));
                     // The deferred work waits for the program of the write's last page.
                     let work = if lpn == last { deferred } else { 0 };
-                    let units = covered_units(&p, lpn, offset, stored_len);
+                    let units = covered_units(p, lpn, offset, stored_len);
                     let when = Placed {
                         at: admitted,
                         turn_by: admitted.max(at),
                     };
-                    let placed = self.place(&p, lpn, per_page, units, when, work)?;
+                    let placed = self.place(p, lpn, per_page, units, when, work)?;
                     collected = collected.max(placed);
                 }
                 if p.gc_foreground && collected > 0 {
@@ -270,7 +264,7 @@ impl SsdSim {
     /// finds no room waits for the whole cache to be written out (its merges one after
     /// another: the pause). One larger than the cache goes straight through.
     fn cache_write(&mut self, span: Pages, at: u64) -> u64 {
-        let p = &*self.p;
+        let p = self.p;
         let Pages {
             first,
             last,
@@ -483,7 +477,7 @@ impl SsdSim {
             0
         } else {
             self.folded(fold);
-            let p = &*self.p;
+            let p = self.p;
             let page = p.page * p.planes;
             (fold as u128 * (self.fold_read() + p.t_prog) as u128 / page as u128) as u64
         };
@@ -497,7 +491,7 @@ impl SsdSim {
     /// programming, a wordline's pages on each plane when it goes to native cells (in SLC
     /// mode a cell holds one page's bit).
     pub(super) fn program_unit(&self) -> u64 {
-        let p = &*self.p;
+        let p = self.p;
         let page = p.page * p.planes;
         match &self.slc {
             _ if p.program_pages == 1 => page,
@@ -538,7 +532,7 @@ impl SsdSim {
     /// controller's encoder has passed them where it has a rate (`ecc.encode_rate`, one
     /// encoder for every channel); returns when sent.
     fn send_program(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
-        let p = &*self.p;
+        let p = self.p;
         let ch = die % p.channels;
         let ready = match p.ecc.map(|e| e.encode_ns_per_byte) {
             Some(ns) if ns > 0.0 => {
@@ -566,13 +560,17 @@ impl SsdSim {
     /// Books `work` for the controller when a host program ends at `end`.
     fn completed_at(&mut self, end: u64, work: u64) {
         if work > 0 {
-            super::insert_by_time(&mut self.completions, Completion { end, work }, |c| c.end);
+            self.completions.push(end, work);
         }
     }
 
     /// The controller's work for the programs that ended before `t`, done as they ended.
     pub(super) fn handle_completions_before(&mut self, t: u64) {
-        while let Some(&Completion { end, work }) = self.completions.front() {
+        while let Some(Timed {
+            at: end,
+            value: work,
+        }) = self.completions.front()
+        {
             if end >= t {
                 break;
             }
@@ -584,7 +582,7 @@ impl SsdSim {
     /// When controller work that would end at `end` does: the programs that end while it
     /// runs take the controller first.
     fn interrupted_until(&mut self, mut end: u64) -> u64 {
-        while let Some(&Completion { end: c, work }) = self.completions.front() {
+        while let Some(Timed { at: c, value: work }) = self.completions.front() {
             if c >= end {
                 break;
             }

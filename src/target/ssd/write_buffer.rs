@@ -8,10 +8,8 @@ use std::collections::HashMap;
 pub(super) struct Buffer {
     pub(super) cap: u64,
     pub(super) used: u64,
-    /// Bytes freed when their page is programmed: (when, bytes), in time order. A new
-    /// page's program ends after nearly every one before it, so it goes in a few places
-    /// from the back.
-    pub(super) frees: std::collections::VecDeque<(u64, u64)>,
+    /// Bytes freed when their page is programmed (`value`), in time order.
+    pub(super) frees: super::time_queue::TimeQueue,
     /// With `flush_buffer`: the logical pages written since the buffer was last written
     /// out, in the order they came, where each is in that list, and their bytes.
     held: Vec<Held>,
@@ -44,7 +42,7 @@ impl Buffer {
         let mut t = at.max(self.admitted);
         while self.used + bytes > self.cap {
             match self.frees.pop_front() {
-                Some((when, b)) => {
+                Some(super::time_queue::Timed { at: when, value: b }) => {
                     self.used -= b.min(self.used);
                     t = t.max(when);
                 }
@@ -57,14 +55,16 @@ impl Buffer {
     }
     /// `bytes` leave the buffer when the program holding them ends at `at`.
     pub(super) fn release(&mut self, at: u64, bytes: u64) {
-        super::insert_by_time(&mut self.frees, (at, bytes), |&(when, _)| when);
+        self.frees.push(at, bytes);
     }
 
     /// When the last page released is programmed (`None` if none is); the buffer is empty
     /// from then.
     pub(super) fn drain(&mut self) -> Option<u64> {
         self.used = 0;
-        self.frees.drain(..).map(|(when, _)| when).max()
+        let last = self.frees.last_at();
+        self.frees.clear();
+        last
     }
 
     /// Whether logical page `lpn`'s data is held until the buffer is written out.

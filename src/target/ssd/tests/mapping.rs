@@ -13,7 +13,7 @@ fn a_partial_trim_leaves_every_block_in_its_victim_bucket() {
     trimmed
         .trim(pages / 4 * 4096 + 100, pages / 2 * 4096)
         .unwrap();
-    let p = trimmed.params();
+    let p = trimmed.p;
     let Ftl::Page(f) = &trimmed.ftl else {
         unreachable!("a page-mapped drive")
     };
@@ -29,7 +29,7 @@ fn a_partial_trim_leaves_every_block_in_its_victim_bucket() {
             for (pos, &b) in list.iter().enumerate() {
                 let block = &f.blocks[b as usize];
                 assert!(block.closed && b as u64 / p.blocks_per_die == die as u64);
-                assert_eq!((k, pos), (bucket_of(block.valid, &p), block.pos as usize));
+                assert_eq!((k, pos), (bucket_of(block.valid, p), block.pos as usize));
                 listed += 1;
             }
         }

@@ -492,7 +492,7 @@ fn a_compressing_controller_leaves_a_compressed_writes_share_in_proportion_to_wh
         };
         sim.serve(0, &req, Some(WriteData::Bytes(data))).unwrap();
         // Waiting for its page to fill, or booked for its program's end.
-        let booked: u64 = sim.completions.iter().map(|c| c.work).sum();
+        let booked: u64 = sim.completions.iter().map(|c| c.value).sum();
         sim.deferred.iter().sum::<u64>() + booked
     };
     let mut random = vec![0u8; 4096];
