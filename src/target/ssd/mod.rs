@@ -133,6 +133,8 @@ pub struct SsdSim {
     /// Each channel's bus: a transfer takes the first gap it fits, so a die that is free
     /// is not held up behind one still reading.
     chan: Vec<Calendar>,
+    /// Each die's channel.
+    channel: Vec<usize>,
     /// The controller's decoder (`ecc.decode_rate`), all channels' reads through it.
     decoder: Calendar,
     /// The controller's encoder (`ecc.encode_rate`), all channels' programs through it.
@@ -265,6 +267,7 @@ impl SsdSim {
             tag: 0,
             ctrl: 0,
             chan: vec![Calendar::default(); p.channels],
+            channel: (0..p.dies).map(|d| d % p.channels).collect(),
             decoder: Calendar::default(),
             encoder: Calendar::default(),
             die: vec![Die::suspending(p.suspension); p.dies],
@@ -419,8 +422,8 @@ impl SsdSim {
         } else {
             0
         };
-        let first = req.offset / p.page;
-        let last = (req.offset + len - 1) / p.page;
+        let first = p.page_of(req.offset);
+        let last = p.page_of(req.offset + len - 1);
         let span = Pages {
             first,
             last,
@@ -635,8 +638,9 @@ impl Reserving for SsdSim {
             // The request prefetched last time is the next to come (the engine asks two
             // ahead): its map word is in by now, and what it points at (a split page's unit
             // words, or the block whose counts the write changes) is asked for behind it.
-            f.prefetch_behind(self.prefetched.replace(req.offset / self.p.page));
-            f.prefetch(req.offset / self.p.page);
+            let lpn = self.p.page_of(req.offset);
+            f.prefetch_behind(self.prefetched.replace(lpn));
+            f.prefetch(lpn);
         }
     }
 

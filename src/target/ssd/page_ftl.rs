@@ -144,6 +144,8 @@ pub(super) struct Block {
     /// Where it is among its die's victims (greedy): bucket and index.
     bucket: u32,
     pub(super) pos: u32,
+    /// Its die (kept through its erases).
+    pub(super) die: u32,
 }
 
 /// The closed blocks of one die, as garbage-collection candidates: in buckets by how much
@@ -287,11 +289,7 @@ pub(super) fn scrambled(space: u64) -> impl Iterator<Item = u64> {
 /// The greedy bucket of a block holding `valid` bytes: its valid pages, rounded down (a
 /// shift for the usual power-of-two page: this runs on every page overwritten).
 pub(super) fn bucket_of(valid: u64, p: &Params) -> usize {
-    if p.page.is_power_of_two() {
-        (valid >> p.page.trailing_zeros()) as usize
-    } else {
-        (valid / p.page) as usize
-    }
+    p.page_of(valid) as usize
 }
 
 impl PageFtl {
@@ -301,7 +299,13 @@ impl PageFtl {
         let bpd = p.blocks_per_die as u32;
         Some(PageFtl {
             map: huge_zeroed(lpns as usize)?,
-            blocks: huge_filled(p.blocks_per_die as usize * p.dies, Block::default())?,
+            blocks: {
+                let mut blocks = huge_filled(p.blocks_per_die as usize * p.dies, Block::default())?;
+                for (k, b) in blocks.iter_mut().enumerate() {
+                    b.die = (k as u64 / p.blocks_per_die) as u32;
+                }
+                blocks
+            },
             // Popped from the end: lowest-numbered blocks first.
             free: (0..p.dies as u32)
                 .map(|d| (d * bpd..(d + 1) * bpd).rev().collect())
@@ -640,7 +644,7 @@ impl PageFtl {
         if b.closed && p.policy == GcPolicy::Greedy {
             let to = bucket_of(b.valid, p);
             if to != b.bucket as usize {
-                let die = (block as u64 / p.blocks_per_die) as usize;
+                let die = b.die as usize;
                 self.unbucket(die, block);
                 self.bucket(die, block, to);
             }
@@ -957,6 +961,7 @@ impl PageFtl {
                     e
                 },
                 erased: done,
+                die: v.die,
                 ..Block::default()
             };
             if let Some(v) = &mut self.vectors {

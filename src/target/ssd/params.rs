@@ -99,6 +99,28 @@ pub(super) struct Params {
     pub(super) queue_slots: usize,
 }
 
+/// `n / d`: a shift where `d` is a power of two, as the sizes of a drive file are (pages,
+/// map units). A 64-bit division takes this machine's CPU tens of cycles: those on a
+/// write's path were a tenth of the simulator's time (docs/performance.md, "Divisions").
+#[inline]
+pub(super) fn div(n: u64, d: u64) -> u64 {
+    if d.is_power_of_two() {
+        n >> d.trailing_zeros()
+    } else {
+        n / d
+    }
+}
+
+/// `n / d` rounded up, as [`div`] does it.
+#[inline]
+pub(super) fn div_ceil(n: u64, d: u64) -> u64 {
+    if d.is_power_of_two() {
+        (n >> d.trailing_zeros()) + (n & (d - 1) != 0) as u64
+    } else {
+        n.div_ceil(d)
+    }
+}
+
 /// Lower and upper page times whose mean is `mean`, the upper `ratio` times the lower.
 pub(super) fn pair(mean: u64, ratio: Option<f64>) -> [u64; 2] {
     let lower = (2.0 * mean as f64 / (1.0 + ratio.unwrap_or(1.0))).round() as u64;
@@ -134,6 +156,22 @@ fn deferred(s: &SsdSpec, ns: u64) -> u64 {
 }
 
 impl Params {
+    /// The logical page byte `b` is in.
+    #[inline]
+    pub(super) fn page_of(&self, b: u64) -> u64 {
+        div(b, self.page)
+    }
+
+    /// Whether byte `b` starts a page.
+    #[inline]
+    pub(super) fn starts_page(&self, b: u64) -> bool {
+        if self.page.is_power_of_two() {
+            b & (self.page - 1) == 0
+        } else {
+            b % self.page == 0
+        }
+    }
+
     /// The process's one copy of these parameters, shared by every drive built with the
     /// same ones and kept for the life of the process (a few hundred bytes for each set).
     /// The model's methods copy the reference and borrow it while they change the drive,

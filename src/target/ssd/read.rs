@@ -178,7 +178,7 @@ impl SsdSim {
     /// held, else the whole die.
     pub(super) fn read_page(&mut self, page: Stored, ready: u64, bytes: u64) -> u64 {
         let p = self.p;
-        let (d, ch) = (page.die, page.die % p.channels);
+        let (d, ch) = (page.die, self.channel[page.die]);
         let kind_time = match &self.slc_pages {
             Some(c) if page.slc => c.t_read,
             _ => p.t_read_types[page.kind],

@@ -94,7 +94,7 @@ impl SsdSim {
             last,
             count: pages,
         } = span;
-        let aligned = req.offset % p.page == 0 && len % p.page == 0;
+        let aligned = p.starts_page(req.offset) && p.starts_page(len);
         self.stats.host_bytes += len;
         // What was read ahead may be overwritten.
         self.ahead.clear();
@@ -106,7 +106,7 @@ impl SsdSim {
         // The share of it spent when the write's last page is programmed waits for that.
         // The controller works as the data comes in (`data_in`: all of it is in): the work
         // on its last unit, or on a combining controller the stripe's, follows it.
-        let units = len.div_ceil(p.overhead_unit);
+        let units = params::div_ceil(len, p.overhead_unit);
         self.combined += units;
         at += p.write_overhead;
         // The controller has the command from here (a firmware that spaces small writes
@@ -172,7 +172,7 @@ impl SsdSim {
             // The merged whole pages are written.
             pages * p.page
         };
-        let per_page = stored.div_ceil(pages).max(1);
+        let per_page = params::div_ceil(stored, pages).max(1);
         // The work left for the program's end; on a compressing controller it goes with the
         // bytes the write stores there (docs/simulated-drives.md, "Model against the
         // reviews": taken per write, compressible data wrote slower than incompressible).
@@ -205,7 +205,7 @@ impl SsdSim {
                 // whole, and so does one on a controller that combines pages (kept as
                 // fitted: docs/simulated-drives.md, "The SSD model", Writes).
                 let whole = merged > 0 || (!aligned && !p.remap) || p.combine > 1;
-                let page_work = p.page_overhead * (p.page / p.overhead_unit).max(1);
+                let page_work = p.page_overhead * params::div(p.page, p.overhead_unit).max(1);
                 let arrives = |lpn: u64| match lpn == last || whole {
                     true => at,
                     false => {
@@ -533,7 +533,7 @@ impl SsdSim {
     /// encoder for every channel); returns when sent.
     fn send_program(&mut self, die: usize, ready: u64, bytes: u64) -> u64 {
         let p = self.p;
-        let ch = die % p.channels;
+        let ch = self.channel[die];
         let ready = match p.ecc.map(|e| e.encode_ns_per_byte) {
             Some(ns) if ns > 0.0 => {
                 self.encoder

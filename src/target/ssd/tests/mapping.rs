@@ -35,6 +35,11 @@ fn a_partial_trim_leaves_every_block_in_its_victim_bucket() {
         }
     }
     assert_eq!(listed, f.blocks.iter().filter(|b| b.closed).count());
+    // Every block knows its die, erased and reused or not.
+    assert!(f.blocks.iter().any(|b| b.erased > 0));
+    for (k, b) in f.blocks.iter().enumerate() {
+        assert_eq!(b.die as u64, k as u64 / p.blocks_per_die);
+    }
     // The space comes back: the same writes copy less than on the untrimmed twin.
     assert!(random_wa(&mut trimmed, pages / 2, 4) < random_wa(&mut twin, pages / 2, 4));
 }
