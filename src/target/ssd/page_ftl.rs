@@ -682,7 +682,7 @@ impl PageFtl {
             let b = &self.blocks[block];
             let to = bucket_of(b.valid, p);
             if b.closed && to != b.bucket as usize {
-                let (block, die) = (block as u32, block / p.blocks_per_die as usize);
+                let (block, die) = (block as u32, b.die as usize);
                 self.unbucket(die, block);
                 self.bucket(die, block, to);
             }

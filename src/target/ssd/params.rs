@@ -121,6 +121,16 @@ pub(super) fn div_ceil(n: u64, d: u64) -> u64 {
     }
 }
 
+/// `n % d`, as [`div`] does it.
+#[inline]
+pub(super) fn rem(n: u64, d: u64) -> u64 {
+    if d.is_power_of_two() {
+        n & (d - 1)
+    } else {
+        n % d
+    }
+}
+
 /// Lower and upper page times whose mean is `mean`, the upper `ratio` times the lower.
 pub(super) fn pair(mean: u64, ratio: Option<f64>) -> [u64; 2] {
     let lower = (2.0 * mean as f64 / (1.0 + ratio.unwrap_or(1.0))).round() as u64;
@@ -165,11 +175,7 @@ impl Params {
     /// Whether byte `b` starts a page.
     #[inline]
     pub(super) fn starts_page(&self, b: u64) -> bool {
-        if self.page.is_power_of_two() {
-            b & (self.page - 1) == 0
-        } else {
-            b % self.page == 0
-        }
+        rem(b, self.page) == 0
     }
 
     /// The process's one copy of these parameters, shared by every drive built with the
