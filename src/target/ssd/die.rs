@@ -346,19 +346,24 @@ impl Die {
         self.free_at()
     }
 
-    /// Queues `work` ns (one step) in the background work at `now`, after the stretch that
-    /// ends at or after `after` (a program into the block that stretch erases); returns
-    /// when it ends.
+    /// Queues `work` ns (one step) in the background work at `now`, after the first stretch
+    /// that ends at or after `after` (a program into the block that stretch erases);
+    /// returns when it ends.
     pub(super) fn background_after(&mut self, now: u64, after: u64, work: u64) -> u64 {
         self.advance(now);
-        let mut end = self.bg_from.max(self.busy);
+        debug_assert_eq!(self.bg.iter().map(|w| w.left).sum::<u64>(), self.bg_left);
+        // The place is looked for from the back, where it mostly is (a collection's erase
+        // queued last): from the end of all the work, a stretch is passed back over while
+        // the one before it still ends at or after `after`.
+        let mut end = self.bg_from.max(self.busy) + self.bg_left;
         let mut at = self.bg.len();
-        for (i, w) in self.bg.iter().enumerate() {
-            end += w.left;
-            if end >= after {
-                at = i + 1;
+        while at > 1 {
+            let before = end - self.bg[at - 1].left;
+            if before < after {
                 break;
             }
+            end = before;
+            at -= 1;
         }
         if self.bg_left == 0 {
             self.bg_from = after;

@@ -9,11 +9,11 @@ pub(super) struct Timed {
 }
 
 /// Values in the order of their times, equal times in the order they came. A program
-/// booked now mostly ends after those booked before it, so a new entry goes in at the back
-/// or a few places from it: it is pushed there and moved forward past the later ones one
-/// swap at a time (one loop that finds its place and makes room, where a search and a
-/// shifting insert were two). Taken from the front; the room of those taken is reclaimed
-/// once they are half the vector.
+/// booked now mostly ends after those booked before it, so a new entry mostly goes in at
+/// the back or a few places from it, found by a walk back from the end; one that belongs
+/// deeper (dies whose backlogs differ by many programs, a buffer written out at once) is
+/// placed by a binary search instead. Taken from the front; the room of those taken is
+/// reclaimed once they are half the vector.
 #[derive(Debug, Clone, Default)]
 pub(super) struct TimeQueue {
     items: Vec<Timed>,
@@ -21,16 +21,23 @@ pub(super) struct TimeQueue {
     head: usize,
 }
 
+/// How far back from the end a new entry's place is looked for one entry at a time before
+/// a binary search takes over.
+const WALK: usize = 8;
+
 impl TimeQueue {
     /// Puts `value` due `at` after every entry due no later than it.
     pub(super) fn push(&mut self, at: u64, value: u64) {
-        self.items.push(Timed { at, value });
-        let live = &mut self.items[self.head..];
-        let mut k = live.len() - 1;
-        while k > 0 && live[k - 1].at > at {
-            live.swap(k - 1, k);
+        let live = &self.items[self.head..];
+        let stop = live.len().saturating_sub(WALK);
+        let mut k = live.len();
+        while k > stop && live[k - 1].at > at {
             k -= 1;
         }
+        if k == stop && k > 0 && live[k - 1].at > at {
+            k = live[..k].partition_point(|t| t.at <= at);
+        }
+        self.items.insert(self.head + k, Timed { at, value });
     }
 
     /// The earliest entry.
@@ -96,10 +103,14 @@ mod tests {
     #[test]
     fn taking_and_pushing_by_turns_matches_a_sorted_list_past_the_reclaimed_room() {
         // Pushes run ahead of takes, so the front's room is reclaimed while entries
-        // remain; each new entry a few places from the back, or at it.
+        // remain; each new entry a few places from the back, or at it, and every 50th
+        // far deeper than the walk from the back goes (a binary search's place).
         let (mut q, mut list) = (TimeQueue::default(), Vec::<(u64, u64)>::new());
         for i in 0..1000u64 {
-            let at = 10 * i + [40, 0, 25, 10][(i % 4) as usize];
+            let at = match i % 50 {
+                49 => (10 * i).saturating_sub(300),
+                _ => 10 * i + [40, 0, 25, 10][(i % 4) as usize],
+            };
             q.push(at, i);
             let k = list.partition_point(|&(t, _)| t <= at);
             list.insert(k, (at, i));

@@ -102,6 +102,29 @@ fn a_host_operation_waits_for_one_step_of_background_collection() {
     die.background(0, 10_000_000, 1_000_000);
     assert_eq!(die.background_after(0, 13_500_000, 900_000), 14_400_000);
     assert_eq!(die.free_at(), 24_400_000);
+    // The stretch a program follows is the first that ends at or after the time asked
+    // (stretches ending at 2, 5, 6 and 10 ms; before the first, on a boundary, between
+    // two, past the end).
+    for (after, end) in [
+        (0, 2_000_000),
+        (2_000_000, 2_000_000),
+        (2_000_001, 5_000_000),
+        (5_500_000, 6_000_000),
+        (6_000_000, 6_000_000),
+        (9_000_000, 10_000_000),
+        (12_000_000, 10_000_000),
+    ] {
+        let mut die = Die::default();
+        for (work, step) in [(2, 1), (3, 3), (1, 1), (4, 2)] {
+            die.background(0, work * 1_000_000, step * 1_000_000);
+        }
+        assert_eq!(
+            die.background_after(0, after, 500_000),
+            end + 500_000,
+            "{after}"
+        );
+        assert_eq!(die.free_at(), 10_500_000);
+    }
     // Collection the host must wait for ends after everything queued before it.
     let mut die = Die::default();
     die.background(0, 5_000_000, 1_000_000);
