@@ -151,7 +151,15 @@ fn bit_tech_random_write_figures_and_order() {
         );
         longest = longest.max(r["lat_max_us"].as_f64().unwrap() / 1e3);
     }
-    near(longest, 104.0, "X25-M longest wait, ms");
+    // Fitted (`full`) to bit-tech's 104 ms before a program queued behind its block's
+    // erase went after the programs queued there before it (2026-12-07): since then this
+    // draw's longest is 80 ms (−23%) and the lab's `bit-tech-2009` draw's 106. It is one
+    // late victim's wait, and it moves by half with the draw (docs/simulated-drives.md, "A
+    // block's pages in order"): reported as missed here, not fitted again to a draw.
+    assert!(
+        (0.70..=1.20).contains(&(longest / 104.0)),
+        "X25-M longest wait: model {longest:.1} ms, review 104 ms"
+    );
     let r = first_repeats(rows);
     let get = |d: &str, k: &str| figure(&r, d, "rw", "base", k);
     // New, the X25-M writes as fast with nothing to collect, and never waits long: its

@@ -81,6 +81,8 @@ pub(super) struct Work {
     done: u64,
     /// Times the current step has been suspended.
     suspends: u32,
+    /// A host program queued after a collection's erase ([`Die::background_after`]).
+    program: bool,
 }
 
 impl Die {
@@ -294,7 +296,7 @@ impl Die {
         let wait = until_next(w.done, w.step).min(w.left);
         let sus = suspension.filter(|sus| read && w.suspends < sus.max);
         let to_break = sus.map_or(wait, |sus| until_next(w.done % w.step, sus.step).min(wait));
-        let suspends = w.suspends;
+        let (suspends, program) = (w.suspends, w.program);
         w.left -= wait;
         w.done += wait;
         w.suspends = 0;
@@ -310,6 +312,7 @@ impl Die {
                 step: rest,
                 done: 0,
                 suspends: suspends + 1,
+                program,
             });
             self.bg_left += rest;
         }
@@ -340,24 +343,26 @@ impl Die {
                 step: step.max(1),
                 done: 0,
                 suspends: 0,
+                program: false,
             });
             self.bg_left += work;
         }
         self.free_at()
     }
 
-    /// Queues `work` ns (one step) in the background work at `now`, after the first stretch
-    /// that ends at or after `after` (a program into the block that stretch erases);
-    /// returns when it ends.
+    /// Queues a host program of `work` ns (one step) in the background work at `now`,
+    /// after the first stretch that ends at or after `after` (the erase of the block it
+    /// goes into) and after every program queued before it (a block's pages are
+    /// programmed in order); returns when it ends.
     pub(super) fn background_after(&mut self, now: u64, after: u64, work: u64) -> u64 {
         self.advance(now);
         debug_assert_eq!(self.bg.iter().map(|w| w.left).sum::<u64>(), self.bg_left);
         // The place is looked for from the back, where it mostly is (a collection's erase
         // queued last): from the end of all the work, a stretch is passed back over while
-        // the one before it still ends at or after `after`.
+        // it is not a program and the one before it still ends at or after `after`.
         let mut end = self.bg_from.max(self.busy) + self.bg_left;
         let mut at = self.bg.len();
-        while at > 1 {
+        while at > 1 && !self.bg[at - 1].program {
             let before = end - self.bg[at - 1].left;
             if before < after {
                 break;
@@ -376,6 +381,7 @@ impl Die {
                 step: work.max(1),
                 done: 0,
                 suspends: 0,
+                program: true,
             },
         );
         self.bg_left += work;

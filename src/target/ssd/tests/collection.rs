@@ -102,6 +102,9 @@ fn a_host_operation_waits_for_one_step_of_background_collection() {
     die.background(0, 10_000_000, 1_000_000);
     assert_eq!(die.background_after(0, 13_500_000, 900_000), 14_400_000);
     assert_eq!(die.free_at(), 24_400_000);
+    // The block's next page is programmed after it, not before.
+    assert_eq!(die.background_after(0, 13_500_000, 900_000), 15_300_000);
+    assert_eq!(die.free_at(), 25_300_000);
     // The stretch a program follows is the first that ends at or after the time asked
     // (stretches ending at 2, 5, 6 and 10 ms; before the first, on a boundary, between
     // two, past the end).
