@@ -151,15 +151,11 @@ fn bit_tech_random_write_figures_and_order() {
         );
         longest = longest.max(r["lat_max_us"].as_f64().unwrap() / 1e3);
     }
-    // Fitted (`full`) to bit-tech's 104 ms before a program queued behind its block's
-    // erase went after the programs queued there before it (2026-12-07): since then this
-    // draw's longest is 80 ms (−23%) and the lab's `bit-tech-2009` draw's 106. It is one
-    // late victim's wait, and it moves by half with the draw (docs/simulated-drives.md, "A
-    // block's pages in order"): reported as missed here, not fitted again to a draw.
-    assert!(
-        (0.70..=1.20).contains(&(longest / 104.0)),
-        "X25-M longest wait: model {longest:.1} ms, review 104 ms"
-    );
+    // Fitted (`full`) to bit-tech's 104 ms on the median of twelve draws of this test
+    // (seeds 1 to 12, benches/draws.py: 102 ms, the draws 75 to 153): one late victim's
+    // wait, it moves by half from draw to draw (docs/simulated-drives.md, "A block's pages
+    // in order"). This draw's is 93 ms.
+    near(longest, 104.0, "X25-M longest wait, ms");
     let r = first_repeats(rows);
     let get = |d: &str, k: &str| figure(&r, d, "rw", "base", k);
     // New, the X25-M writes as fast with nothing to collect, and never waits long: its
@@ -704,7 +700,7 @@ fn the_used_x25m_is_the_lab_x25m_used() {
         &[
             ("id: intel-x25m-g2-160-used", "id: intel-x25m-g2-160"),
             ("model: X25-M G2 (used)", "model: X25-M G2"),
-            ("  aged: true\n  full: 0.986\n", ""),
+            ("  aged: true\n  full: 0.989\n", ""),
         ],
     );
     assert_eq!(body(&used), body(&drive_file("intel-x25m-g2-160")));
@@ -712,7 +708,7 @@ fn the_used_x25m_is_the_lab_x25m_used() {
 
 #[test]
 fn a_full_used_x25m_is_bound_by_its_garbage_collection() {
-    // The lab's used X25-M with every logical page holding data (its file says 98.6%):
+    // The lab's used X25-M with every logical page holding data (its file says 98.9%):
     // AnandTech 2009's 4 KiB random write, QD3 over 8 GiB, 3 min, measured 23.1 MB/s on a
     // used X25-M (shared/reference/drives-and-nand.md). Its victims hold more valid pages
     // than the dies can copy at the controller's pace, so collection sets the throughput,
@@ -721,7 +717,7 @@ fn a_full_used_x25m_is_bound_by_its_garbage_collection() {
         &[],
         "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 8GiB\n    queue_depth: 3\n    duration: 3m\n    metric: mb_per_s\n",
     );
-    let text = drive_edited("intel-x25m-g2-160-used", &[("  full: 0.986\n", "")]);
+    let text = drive_edited("intel-x25m-g2-160-used", &[("  full: 0.989\n", "")]);
     lab.write("drives/intel-x25m-g2-160-used.yaml", &text);
     let r = run(&lab);
     let get = |k: &str| figure(&r, "intel-x25m-g2-160-used", "rw", "base", k);
