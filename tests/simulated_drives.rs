@@ -236,7 +236,7 @@ fn the_used_x25ms_longest_wait_is_fitted_on_the_median_of_twelve_draws() {
         104.0,
         "the used X25-M's longest wait, median of 12 draws, ms",
     );
-    // Not a fit to the tail of the draws: the shortest and longest of them differ by half.
+    // The draws spread (why their median is fitted): the longest well above the shortest.
     assert!(
         longest[11] > 1.3 * longest[0],
         "the draws' longest waits: {longest:?}"
