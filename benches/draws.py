@@ -31,6 +31,10 @@ import sys
 import tempfile
 
 
+# The suite's seed line, which each draw replaces.
+SEED = re.compile(r"^seed: *\d+ *$", re.M)
+
+
 def fmt(v):
     """Four significant digits, no exponent."""
     return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.4g}"
@@ -48,7 +52,7 @@ def draws(a, drive, drive_id, suite, name):
             with open(os.path.join(lab, "drives", drive_id + ".yaml"), "w") as f:
                 f.write(drive)
             with open(os.path.join(lab, "suites", name + ".yaml"), "w") as f:
-                f.write(re.sub(r"^seed: *\d+ *$", f"seed: {seed}", suite, flags=re.M))
+                f.write(SEED.sub(f"seed: {seed}", suite))
             run = subprocess.run([a.bin, "--lab", lab, "run", "-q"], capture_output=True, text=True)
             if run.returncode != 0:
                 sys.exit(f"seed {seed}: roundup run failed:\n{run.stderr}")
@@ -85,7 +89,7 @@ def main():
         suite = f.read()
     with open(a.drive_file) as f:
         drive = f.read()
-    if not re.search(r"^seed: *\d+ *$", suite, re.M):
+    if not SEED.search(suite):
         sys.exit(f"{a.suite_file}: no `seed: N` line to replace")
     name = re.search(r"^name: *(\S+) *$", suite, re.M)
     drive_id = re.search(r"^id: *(\S+) *$", drive, re.M)

@@ -111,6 +111,12 @@ fn near(value: f64, review: f64, what: &str) {
     );
 }
 
+/// bit-tech's random-write test as it ran (4 KiB random write, QD3, 4 GiB, two minutes,
+/// three repeats, incompressible data), a suite `t` of one test `rw` with this seed.
+fn bit_tech_random_write(seed: u64) -> String {
+    format!("name: t\ntitle: t\nseed: {seed}\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    repeats: 3\n    data: incompressible\n    metric: mb_per_s\n")
+}
+
 #[test]
 fn bit_tech_random_write_figures_and_order() {
     // bit-tech's test as it ran (4 KiB random write, QD3, 4 GiB, two minutes, three
@@ -124,7 +130,7 @@ fn bit_tech_random_write_figures_and_order() {
             "ocz-core-64",
             "gskill-titan-256",
         ],
-        "name: t\ntitle: t\nseed: 2009\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    repeats: 3\n    data: incompressible\n    metric: mb_per_s\n",
+        &bit_tech_random_write(2009),
     );
     let rows = run_rows(&lab);
     let x25m: Vec<serde_json::Value> = rows
@@ -219,10 +225,7 @@ fn the_used_x25ms_longest_wait_is_fitted_on_the_median_of_twelve_draws() {
     // docs/simulated-drives.md, "A block's pages in order": 75 to 153 ms, the median 102).
     let mut longest: Vec<f64> = (1..=12)
         .map(|seed| {
-            let lab = lab(
-                &["intel-x25m-g2-160-used"],
-                &format!("name: t\ntitle: t\nseed: {seed}\ntests:\n  - id: rw\n    title: rw\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 4GiB\n    queue_depth: 3\n    duration: 2m\n    repeats: 3\n    data: incompressible\n    metric: mb_per_s\n"),
-            );
+            let lab = lab(&["intel-x25m-g2-160-used"], &bit_tech_random_write(seed));
             run_rows(&lab)
                 .iter()
                 .map(|r| r["lat_max_us"].as_f64().unwrap() / 1e3)
