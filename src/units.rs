@@ -264,20 +264,25 @@ pub fn trim_float(v: f64) -> String {
 /// Formats a figure with the precision a review table uses: three significant digits,
 /// at least no decimals for large numbers (`28.9`, `0.02`, `1520`, `37501`).
 pub fn figure(v: f64) -> String {
+    figure_to(v, 0)
+}
+
+/// `v` as [`figure`] writes it, with `extra` more decimals.
+pub fn figure_to(v: f64, extra: usize) -> String {
     if !v.is_finite() {
         return "–".into();
     }
     let a = v.abs();
-    if a >= 100.0 || a == 0.0 {
-        format!("{v:.0}")
+    let digits = if a >= 100.0 || a == 0.0 {
+        0
     } else if a >= 10.0 {
-        format!("{v:.1}")
+        1
     } else if a >= 1.0 {
-        format!("{v:.2}")
+        2
     } else {
-        let digits = libm::floor(-libm::log10(a)) as usize + 2;
-        format!("{v:.digits$}")
-    }
+        libm::floor(-libm::log10(a)) as usize + 2
+    } + extra;
+    format!("{v:.digits$}")
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::lab::Lab;
 
 use super::chart::{BarChart, BarItem};
 use super::draft::draft;
-use super::format::{direction, fingerprint, latency, Scale};
+use super::format::{direction, fingerprint, latency_row, Scale};
 use super::Report;
 
 #[derive(Serialize)]
@@ -59,12 +59,11 @@ pub(super) fn latency_columns(f: &TestFigures) -> Vec<LatencyColumn> {
         .collect()
 }
 
-/// `b`'s figures under `columns`, formatted (– where its runs had too few I/Os).
+/// `b`'s figures under `columns`, formatted (– where its runs had too few I/Os), figures
+/// that a fourth digit parts not reading alike side by side ([`latency_row`]).
 pub(super) fn latency_cells(columns: &[LatencyColumn], b: &Bar) -> Vec<String> {
-    columns
-        .iter()
-        .map(|(_, _, of)| of(b).map_or("–".into(), latency))
-        .collect()
+    let values: Vec<Option<f64>> = columns.iter().map(|(_, _, of)| of(b)).collect();
+    latency_row(&values)
 }
 
 #[derive(Serialize)]

@@ -3,7 +3,7 @@
 
 use crate::analysis::TestFigures;
 use crate::config::sha256_hex;
-use crate::units::figure;
+use crate::units::{figure, figure_to};
 
 /// The smallest latency in µs shown in ms: one that would print as `1000 µs`.
 pub(super) const MS_FROM_US: f64 = 999.5;
@@ -19,13 +19,41 @@ pub fn csv_field(s: &str) -> String {
 
 /// Latency for tables: µs below a millisecond, ms from one (`1.00 ms`, never `1000 µs`).
 pub fn latency(us: f64) -> String {
+    latency_to(us, 0)
+}
+
+/// `us` as [`latency`] writes it, with `extra` more decimals.
+fn latency_to(us: f64, extra: usize) -> String {
     if !us.is_finite() {
         "–".into()
     } else if us >= MS_FROM_US {
-        format!("{} ms", figure(us / 1000.0))
+        format!("{} ms", figure_to(us / 1000.0, extra))
     } else {
-        format!("{} µs", figure(us))
+        format!("{} µs", figure_to(us, extra))
     }
+}
+
+/// A table row's latencies, in its columns' order (`None`: too few I/Os for the figure, –),
+/// as [`latency`] writes them (three significant digits); but where two neighbours that
+/// differ would read alike (past a –) and a fourth digit parts them, the whole row to four,
+/// so a row does not show a tail flatter than it is (a merge's 778,999 and 779,073 µs read
+/// 779.0 and 779.1 ms, not 779 and 779). Figures that differ by less stay alike.
+pub(super) fn latency_row(values: &[Option<f64>]) -> Vec<String> {
+    let texts = |extra: usize| -> Vec<String> {
+        let cell = |v: &Option<f64>| v.map_or("–".into(), |us| latency_to(us, extra));
+        values.iter().map(cell).collect()
+    };
+    // The figures present, in order: a column without one (–) parts no pair.
+    let shown: Vec<usize> = (0..values.len()).filter(|&i| values[i].is_some()).collect();
+    let apart = |t: &[String]| {
+        shown
+            .windows(2)
+            .all(|w| values[w[0]] == values[w[1]] || t[w[0]] != t[w[1]])
+    };
+    (0..=1)
+        .map(texts)
+        .find(|t| apart(t))
+        .unwrap_or_else(|| texts(0))
 }
 
 /// How a metric is shown: its unit, the caption's quantity and the factor from the stored

@@ -190,7 +190,7 @@ fn chart_files(site: &Path, page: &str, c: &context::ChartCtx, png: bool) -> Res
 mod tests {
     use super::context::chart_ctx;
     use super::draft::{changes_draft, draft, Change};
-    use super::format::{latency, Scale};
+    use super::format::{latency, latency_row, Scale};
     use super::output::sentence;
     use super::Report;
     use crate::analysis::{Bar, TestFigures};
@@ -334,6 +334,36 @@ mod tests {
         assert_eq!(s("MB/s, higher is better"), "MB/s, higher is better");
         assert_eq!(s("µs"), "µs");
         assert_eq!(s(""), "");
+    }
+
+    #[test]
+    fn a_rows_latencies_that_a_fourth_digit_parts_do_not_read_alike() {
+        // A JMF602's merges: its tail 778,999 / 779,073 / 779,282 µs reads 779 three times
+        // at three digits; the row takes one more decimal, every figure in it.
+        let merges = [
+            Some(163.884),
+            Some(778_998.65),
+            Some(779_072.71),
+            None,
+            Some(779_282.4),
+        ];
+        assert_eq!(
+            latency_row(&merges),
+            ["163.9 µs", "779.0 ms", "779.1 ms", "–", "779.3 ms"]
+        );
+        // Figures that are equal stay alike, and a row whose figures read apart is as
+        // `latency` writes it.
+        let levels = [Some(1800.0), Some(2196.0), Some(2394.0), Some(2394.0)];
+        assert_eq!(
+            latency_row(&levels),
+            ["1.80 ms", "2.20 ms", "2.39 ms", "2.39 ms"]
+        );
+        // Two that a fourth digit does not part stay as they are: a mean 0.01 µs from the
+        // median is not a tail.
+        assert_eq!(
+            latency_row(&[Some(1799.99), Some(1800.0), Some(426.0), Some(426.04)]),
+            ["1.80 ms", "1.80 ms", "426 µs", "426 µs"]
+        );
     }
 
     #[test]

@@ -24,13 +24,13 @@
     return v.toFixed(d);
   }
 
-  function figure(v) {
+  function figure(v, extra = 0) {
     if (v === null || v === undefined || !isFinite(v)) return "–";
     const a = Math.abs(v);
-    if (a >= 100 || a === 0) return fixed(v, 0);
-    if (a >= 10) return fixed(v, 1);
-    if (a >= 1) return fixed(v, 2);
-    return fixed(v, Math.floor(-Math.log10(a)) + 2);
+    if (a >= 100 || a === 0) return fixed(v, extra);
+    if (a >= 10) return fixed(v, 1 + extra);
+    if (a >= 1) return fixed(v, 2 + extra);
+    return fixed(v, Math.floor(-Math.log10(a)) + 2 + extra);
   }
 
   /** An axis tick, as the static charts write it: a whole number with thousands
@@ -45,9 +45,20 @@
   }
 
   const MS_FROM_US = 999.5;
-  function latency(us) {
-    if (us === null || !isFinite(us)) return "–";
-    return us >= MS_FROM_US ? figure(us / 1000) + " ms" : figure(us) + " µs";
+  function latency(us, extra = 0) {
+    if (us === null || us === undefined || !isFinite(us)) return "–";
+    return us >= MS_FROM_US ? figure(us / 1000, extra) + " ms" : figure(us, extra) + " µs";
+  }
+
+  /** A row's latencies (render/format.rs `latency_row`): where two neighbours that differ
+   *  would read alike and a fourth digit parts them, the whole row to four. */
+  function latencyRow(values) {
+    const shown = values.map((v, i) => (v === null || v === undefined || !isFinite(v) ? -1 : i)).filter((i) => i >= 0);
+    for (let extra = 0; extra <= 1; extra++) {
+      const t = values.map((v) => latency(v, extra));
+      if (shown.every((i, k) => k === 0 || values[shown[k - 1]] === values[i] || t[shown[k - 1]] !== t[i])) return t;
+    }
+    return values.map((v) => latency(v));
   }
 
   /** The unit a metric is shown in over `values` (render/format.rs `Scale::of`). */
@@ -319,7 +330,7 @@
       return {
         key: b.key, highlight: b.key === state.drives[0],
         sortKeys: { drive: d.name, firmware: d.firmware, value: b.value, mean: b.mean, p50: b.p50, p99: b.p99, p999: b.p999, max: b.max },
-        cells: [d.name, d.firmware, figure(scale.at(b.value)) + " " + scale.unit, latency(b.mean), latency(b.p50), latency(b.p99), latency(b.p999), latency(b.max)],
+        cells: [d.name, d.firmware, figure(scale.at(b.value)) + " " + scale.unit].concat(latencyRow([b.mean, b.p50, b.p99, b.p999, b.max])),
       };
     });
   }
