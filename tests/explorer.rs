@@ -118,7 +118,23 @@ fn the_explorer_compares_any_drives_on_any_test_in_a_real_browser() {
     .iter()
     .map(|(id, c)| serde_json::json!({"key": id, "name": name(id), "controller": c}))
     .collect();
+    // Rows of latencies as the site's tables print them (`latency_row`), for the explorer's
+    // own to be checked against: a merge's tail that reads alike at three digits, levels
+    // that are alike, a mean a hair from its median, figures missing between.
+    let latency_rows: Vec<serde_json::Value> = [
+        vec![Some(163.884), Some(778_998.65), Some(779_072.71), Some(779_282.4)],
+        vec![Some(1799.99), Some(1800.0), Some(2196.0), Some(2394.0), Some(2394.0)],
+        vec![Some(1179.4), Some(1086.2), Some(9585.0), None, Some(9967.2), Some(9969.1)],
+        vec![Some(25.5), Some(25.5), None, Some(28.6)],
+        vec![Some(0.4271), Some(999.4), Some(999.7)],
+    ]
+    .into_iter()
+    .map(|values| {
+        serde_json::json!({"values": values, "text": roundup::render::latency_row(&values)})
+    })
+    .collect();
     let expected = serde_json::json!({
+        "latency_rows": latency_rows,
         "test": "tiny/random-write-4k",
         "charts": charts,
         "drives": drives,

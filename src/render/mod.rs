@@ -30,7 +30,7 @@ use crate::lab::Lab;
 
 use context::chart_file;
 pub use draft::draft;
-pub use format::{csv_field, fingerprint, latency};
+pub use format::{csv_field, fingerprint, latency, latency_row};
 use output::{put, remove_stale, templates, write_page, STATIC};
 
 /// What a render did.

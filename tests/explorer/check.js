@@ -78,7 +78,24 @@ const charts = (page) =>
     }))
   );
 
+/** The explorer's figure helpers, from the site's copy of explore.js (its section "figures
+ *  as the site prints them"), run here as the page runs them. */
+function explorerFigures() {
+  const src = fs.readFileSync(path.join(site, "static/explore.js"), "utf8");
+  const from = src.indexOf("// ---- figures as the site prints them");
+  const to = src.indexOf("// ---- the state");
+  assert(from >= 0 && to > from, "explore.js: its figures section between its two markers");
+  return new Function(src.slice(from, to) + "\nreturn { latency, latencyRow };")();
+}
+
 (async () => {
+  // 0. The explorer's table rows print latencies as the site's tables do (four digits
+  //    across a row whose figures read alike at three and differ).
+  const figs = explorerFigures();
+  for (const row of expected.latency_rows) {
+    const ours = figs.latencyRow(row.values);
+    assert(JSON.stringify(ours) === JSON.stringify(row.text), `latencies ${JSON.stringify(row.values)}: explorer ${JSON.stringify(ours)}, site ${JSON.stringify(row.text)}`);
+  }
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: ["--no-sandbox"] });
   const results = {};
   try {
