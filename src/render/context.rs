@@ -60,7 +60,7 @@ pub(super) fn latency_columns(f: &TestFigures) -> Vec<LatencyColumn> {
 }
 
 /// `b`'s figures under `columns`, formatted (– where its runs had too few I/Os), figures
-/// that a fourth digit parts not reading alike side by side ([`latency_row`]).
+/// that one decimal more parts not reading alike side by side ([`latency_row`]).
 pub(super) fn latency_cells(columns: &[LatencyColumn], b: &Bar) -> Vec<String> {
     let values: Vec<Option<f64>> = columns.iter().map(|(_, _, of)| of(b)).collect();
     latency_row(&values)

@@ -35,9 +35,9 @@ fn latency_to(us: f64, extra: usize) -> String {
 
 /// A table row's latencies, in its columns' order (`None`: too few I/Os for the figure, –),
 /// as [`latency`] writes them (three significant digits); but where two neighbours that
-/// differ would read alike (past a –) and a fourth digit parts them, the whole row to four,
-/// so a row does not show a tail flatter than it is (a merge's 778,999 and 779,073 µs read
-/// 779.0 and 779.1 ms, not 779 and 779). Figures that differ by less stay alike.
+/// differ would read alike (past a –) and one decimal more parts them, the whole row with
+/// it, so a row does not show a tail flatter than it is (a merge's 778,999 and 779,073 µs
+/// read 779.0 and 779.1 ms, not 779 and 779). Figures that differ by less stay alike.
 pub fn latency_row(values: &[Option<f64>]) -> Vec<String> {
     let texts = |extra: usize| -> Vec<String> {
         let cell = |v: &Option<f64>| v.map_or("–".into(), |us| latency_to(us, extra));

@@ -337,7 +337,7 @@ mod tests {
     }
 
     #[test]
-    fn a_rows_latencies_that_a_fourth_digit_parts_do_not_read_alike() {
+    fn a_rows_latencies_that_one_decimal_more_parts_do_not_read_alike() {
         // A JMF602's merges: its tail 778,999 / 779,073 / 779,282 µs reads 779 three times
         // at three digits; the row takes one more decimal, every figure in it.
         let merges = [
@@ -358,8 +358,8 @@ mod tests {
             latency_row(&levels),
             ["1.80 ms", "2.20 ms", "2.39 ms", "2.39 ms"]
         );
-        // Two that a fourth digit does not part stay as they are: a mean 0.01 µs from the
-        // median is not a tail.
+        // Two that one decimal more does not part stay as they are: a mean 0.01 µs from
+        // the median is not a tail.
         assert_eq!(
             latency_row(&[Some(1799.99), Some(1800.0), Some(426.0), Some(426.04)]),
             ["1.80 ms", "1.80 ms", "426 µs", "426 µs"]

@@ -51,7 +51,7 @@
   }
 
   /** A row's latencies (render/format.rs `latency_row`): where two neighbours that differ
-   *  would read alike and a fourth digit parts them, the whole row to four. */
+   *  would read alike and one decimal more parts them, the whole row with it. */
   function latencyRow(values) {
     const shown = values.map((v, i) => (v === null || v === undefined || !isFinite(v) ? -1 : i)).filter((i) => i >= 0);
     for (let extra = 0; extra <= 1; extra++) {

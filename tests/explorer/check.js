@@ -89,8 +89,8 @@ function explorerFigures() {
 }
 
 (async () => {
-  // 0. The explorer's table rows print latencies as the site's tables do (four digits
-  //    across a row whose figures read alike at three and differ).
+  // 0. The explorer's table rows print latencies as the site's tables do (one decimal more
+  //    across a row whose figures differ and read alike at three significant digits).
   const figs = explorerFigures();
   for (const row of expected.latency_rows) {
     const ours = figs.latencyRow(row.values);
