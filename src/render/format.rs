@@ -50,10 +50,16 @@ pub fn latency_row(values: &[Option<f64>]) -> Vec<String> {
             .windows(2)
             .all(|w| values[w[0]] == values[w[1]] || t[w[0]] != t[w[1]])
     };
-    (0..=1)
-        .map(texts)
-        .find(|t| apart(t))
-        .unwrap_or_else(|| texts(0))
+    let plain = texts(0);
+    if apart(&plain) {
+        return plain;
+    }
+    let wider = texts(1);
+    if apart(&wider) {
+        wider
+    } else {
+        plain
+    }
 }
 
 /// How a metric is shown: its unit, the caption's quantity and the factor from the stored

@@ -54,11 +54,11 @@
    *  would read alike and one decimal more parts them, the whole row with it. */
   function latencyRow(values) {
     const shown = values.map((v, i) => (v === null || v === undefined || !isFinite(v) ? -1 : i)).filter((i) => i >= 0);
-    for (let extra = 0; extra <= 1; extra++) {
-      const t = values.map((v) => latency(v, extra));
-      if (shown.every((i, k) => k === 0 || values[shown[k - 1]] === values[i] || t[shown[k - 1]] !== t[i])) return t;
-    }
-    return values.map((v) => latency(v));
+    const apart = (t) => shown.every((i, k) => k === 0 || values[shown[k - 1]] === values[i] || t[shown[k - 1]] !== t[i]);
+    const plain = values.map((v) => latency(v));
+    if (apart(plain)) return plain;
+    const wider = values.map((v) => latency(v, 1));
+    return apart(wider) ? wider : plain;
   }
 
   /** The unit a metric is shown in over `values` (render/format.rs `Scale::of`). */
