@@ -6,8 +6,11 @@ use std::alloc::{alloc_zeroed, dealloc, Layout};
 #[derive(Debug)]
 pub struct AlignedBuf {
     ptr: *mut u8,
-    layout: Layout,
-    random: bool,
+    /// Its bytes, a multiple of [`BUF_ALIGN`], and in the lowest bit (which the size never
+    /// uses) whether it stands for random bytes ([`AlignedBuf::mark_random`]). Two words
+    /// and no padding: a buffer moves with every request, and a struct with padding was
+    /// moved in pieces whose loads overlapped the stores before them (a stall on each).
+    size_and_mark: usize,
 }
 
 // SAFETY: the buffer is uniquely owned heap memory; moving it between threads is sound.
@@ -31,8 +34,7 @@ impl AlignedBuf {
             return AlignedBuf {
                 // Aligned and never dereferenced: slices of it are empty.
                 ptr: std::ptr::without_provenance_mut(BUF_ALIGN),
-                layout,
-                random: false,
+                size_and_mark: size,
             };
         }
         // SAFETY: layout has a non-zero size.
@@ -42,32 +44,37 @@ impl AlignedBuf {
         }
         AlignedBuf {
             ptr,
-            layout,
-            random: false,
+            size_and_mark: size,
         }
     }
 
     /// Marks the buffer as standing for fresh random bytes it does not hold (see
     /// [`Target::random_as_mark`](super::Target::random_as_mark)), or clears the mark.
     pub fn mark_random(&mut self, random: bool) {
-        self.random = random;
+        self.size_and_mark = self.size() | random as usize;
     }
 
     /// Whether the buffer stands for fresh random bytes instead of holding its data.
     pub fn is_random(&self) -> bool {
-        self.random
+        self.size_and_mark & 1 == 1
+    }
+
+    /// Its bytes.
+    #[inline]
+    fn size(&self) -> usize {
+        self.size_and_mark & !1
     }
 
     /// The whole buffer.
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: ptr is valid for layout.size() bytes for the life of self.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.layout.size()) }
+        // SAFETY: ptr is valid for size bytes for the life of self.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.size()) }
     }
 
     /// The whole buffer, mutably.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: as above, and &mut self guarantees exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.size()) }
     }
 
     /// Raw pointer for system calls.
@@ -77,20 +84,25 @@ impl AlignedBuf {
 
     /// Capacity in bytes.
     pub fn len(&self) -> usize {
-        self.layout.size()
+        self.size()
     }
 
     /// Whether this is a token of no bytes.
     pub fn is_empty(&self) -> bool {
-        self.layout.size() == 0
+        self.size() == 0
     }
 }
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        if self.layout.size() > 0 {
-            // SAFETY: allocated with this layout in new().
-            unsafe { dealloc(self.ptr, self.layout) }
+        if self.size() > 0 {
+            // SAFETY: allocated in new() with this size and BUF_ALIGN, a layout it checked.
+            unsafe {
+                dealloc(
+                    self.ptr,
+                    Layout::from_size_align_unchecked(self.size(), BUF_ALIGN),
+                )
+            }
         }
     }
 }
@@ -107,5 +119,21 @@ mod tests {
         let token = AlignedBuf::new(0);
         assert!(token.is_empty() && token.as_slice().is_empty());
         assert_eq!(AlignedBuf::footprint(0), 0);
+    }
+
+    #[test]
+    fn the_random_mark_is_kept_apart_from_the_size() {
+        for len in [0, 4096, 5000] {
+            let mut b = AlignedBuf::new(len);
+            let size = b.len();
+            assert!(!b.is_random());
+            b.mark_random(true);
+            b.mark_random(true);
+            assert!(b.is_random());
+            assert_eq!((b.len(), b.as_mut_slice().len()), (size, size));
+            b.mark_random(false);
+            assert!(!b.is_random());
+            assert_eq!(b.as_slice().len(), size);
+        }
     }
 }
