@@ -304,8 +304,9 @@ impl SsdSim {
             prefetched: std::cell::Cell::new(0),
             pause: None,
         };
-        if let (Some(_), Ftl::Page(f)) = (&sim.slc, &sim.ftl) {
-            // An aged drive's data is in native cells.
+        if let (Some(_), Ftl::Page(f), true) = (&sim.slc, &sim.ftl, s.aged) {
+            // An aged drive's data is in native cells. (A new drive holds nothing: its map,
+            // gigabytes on a 4 TB drive, is not read through for it.)
             sim.valid = (0..lpns).map(|lpn| f.held_bytes(lpn)).sum();
             if let Some(c) = &mut sim.slc {
                 c.hold_native(sim.valid);
