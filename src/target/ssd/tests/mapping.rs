@@ -218,8 +218,16 @@ fn the_books_agree_after_random_writes_of_any_size_trims_and_collection() {
                 "{page} pages, {planes} planes{}: round {round}",
                 if extra.is_empty() { "" } else { ", SLC cache" }
             );
+            if !extra.is_empty() {
+                // The SLC cache's books count what the FTL holds, trims taken off.
+                assert_eq!(sim.valid, held, "{page}: the cache's books, round {round}");
+            }
         }
         assert!(sim.stats().gc_pages > 0, "{page}, {planes}: collected");
+        // A trim of the whole drive (a purge: every block's pages counted out at once).
+        sim.discard(0, cap);
+        assert_eq!(valid_and_held(&sim), (0, 0), "{page}, {planes}: purged");
+        assert_eq!(sim.valid, 0, "{page}, {planes}: the cache's books purged");
         assert!(
             extra.is_empty() || sim.stats().folded_bytes > 0,
             "the SLC cache folded"
