@@ -235,11 +235,17 @@ impl SsdSim {
             })?),
             FtlKind::Block => Ftl::Block(BlockFtl::new(lpns)),
         };
+        // The bytes an aged page-mapped drive's layout holds: a whole page for each page it
+        // placed.
+        let mut aged_bytes = 0;
         if s.aged {
             // Used: `full` of the logical pages hold data (every page by default).
             let held = ((lpns as f64 * s.full.unwrap_or(1.0)).round() as u64).clamp(1, lpns);
             match &mut ftl {
-                Ftl::Page(f) => f.age(&p, lpns, held)?,
+                Ftl::Page(f) => {
+                    f.age(&p, lpns, held)?;
+                    aged_bytes = held * p.page;
+                }
                 Ftl::Block(f) => {
                     for lpn in scrambled(lpns).take(held as usize) {
                         f.set_held(lpn, true);
@@ -304,13 +310,10 @@ impl SsdSim {
             prefetched: std::cell::Cell::new(0),
             pause: None,
         };
-        if let (Some(_), Ftl::Page(f), true) = (&sim.slc, &sim.ftl, s.aged) {
-            // An aged drive's data is in native cells. (A new drive holds nothing: its map,
-            // gigabytes on a 4 TB drive, is not read through for it.)
-            sim.valid = (0..lpns).map(|lpn| f.held_bytes(lpn)).sum();
-            if let Some(c) = &mut sim.slc {
-                c.hold_native(sim.valid);
-            }
+        if let Some(c) = &mut sim.slc {
+            // An aged drive's data is in native cells (a new drive holds none).
+            sim.valid = aged_bytes;
+            c.hold_native(sim.valid);
         }
         if let Some(h) = &s.history {
             sim.play_history(h, drive.capacity)?;

@@ -342,6 +342,7 @@ impl PageFtl {
     }
 
     /// The bytes logical page `lpn` holds, stored whole or unit by unit.
+    #[cfg(test)]
     pub(super) fn held_bytes(&self, lpn: u64) -> u64 {
         match self.mapping(lpn) {
             Mapping::Unmapped => 0,
