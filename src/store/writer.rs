@@ -37,7 +37,8 @@ struct RowCount {
 struct Chunk {
     thread: u32,
     seq: Vec<u64>,
-    op: Vec<bool>,
+    /// Each op's code in [`OPS`].
+    op: Vec<u8>,
     offset: Vec<u64>,
     len: Vec<u32>,
     submit_ns: Vec<u64>,
@@ -72,7 +73,7 @@ impl Chunk {
         self.seq
             .iter()
             .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
-        self.op.iter().for_each(|v| buf.push(*v as u8));
+        buf.extend_from_slice(&self.op);
         self.offset
             .iter()
             .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
@@ -124,7 +125,7 @@ impl Chunk {
         Ok(Some(Chunk {
             thread,
             seq: u64s(seq),
-            op: op.iter().map(|b| *b != 0).collect(),
+            op: op.to_vec(),
             offset: u64s(offset),
             len: u32s(len),
             submit_ns: u64s(submit_ns),
@@ -142,7 +143,7 @@ impl Chunk {
             categories(&[job])?,
         );
         let op = Categorical8Chunked::from_cats_and_dtype(
-            UInt8Chunked::from_vec("op".into(), self.op.iter().map(|w| *w as u8).collect()),
+            UInt8Chunked::from_vec("op".into(), self.op),
             categories(&OPS)?,
         );
         DataFrame::new(
@@ -162,8 +163,11 @@ impl Chunk {
     }
 }
 
-/// The values of the `op` column, in code order (a write is code 1).
+/// The values of the `op` column, in code order.
 const OPS: [&str; 2] = ["read", "write"];
+/// A read's and a write's codes in [`OPS`].
+const READ: u8 = 0;
+const WRITE: u8 = 1;
 
 /// The string type whose values are exactly `values` (a Parquet column of strings,
 /// dictionary-encoded).
@@ -212,7 +216,7 @@ fn write_samples(
     let mut rows = RowCount::default();
     let mut encode = |chunk: Chunk| -> Result<()> {
         rows.rows += chunk.rows() as u64;
-        rows.writes += chunk.op.iter().filter(|w| **w).count() as u64;
+        rows.writes += chunk.op.iter().filter(|&&w| w == WRITE).count() as u64;
         writer
             .write_batch(&chunk.into_frame(job).map_err(store_err)?)
             .map_err(store_err)
@@ -292,7 +296,7 @@ impl SampleSink for ThreadSink {
         }
         let c = &mut self.chunk;
         c.seq.push(s.seq);
-        c.op.push(s.op == Op::Write);
+        c.op.push(if s.op == Op::Write { WRITE } else { READ });
         c.offset.push(s.offset);
         c.len.push(s.len);
         c.submit_ns.push(s.submit_ns);

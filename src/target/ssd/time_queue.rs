@@ -28,16 +28,24 @@ const WALK: usize = 8;
 impl TimeQueue {
     /// Puts `value` due `at` after every entry due no later than it.
     pub(super) fn push(&mut self, at: u64, value: u64) {
-        let live = &self.items[self.head..];
-        let stop = live.len().saturating_sub(WALK);
-        let mut k = live.len();
-        while k > stop && live[k - 1].at > at {
+        let new = Timed { at, value };
+        // Appended, then moved back past the later entries one place at a time, each
+        // compared once (a Vec::insert would compare them, then move them in a second pass).
+        self.items.push(new);
+        let items = &mut self.items[self.head..];
+        let end = items.len() - 1;
+        let stop = end.saturating_sub(WALK);
+        let mut k = end;
+        while k > stop && items[k - 1].at > at {
+            items[k] = items[k - 1];
             k -= 1;
         }
-        if k == stop && k > 0 && live[k - 1].at > at {
-            k = live[..k].partition_point(|t| t.at <= at);
+        if k == stop && k > 0 && items[k - 1].at > at {
+            let deep = items[..k].partition_point(|t| t.at <= at);
+            items[deep..=k].rotate_right(1);
+            k = deep;
         }
-        self.items.insert(self.head + k, Timed { at, value });
+        items[k] = new;
     }
 
     /// The earliest entry.
