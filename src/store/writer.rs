@@ -165,8 +165,9 @@ impl Chunk {
 
 /// The values of the `op` column, in code order.
 const OPS: [&str; 2] = ["read", "write"];
-/// A read's and a write's codes in [`OPS`].
+/// A read's code in [`OPS`].
 const READ: u8 = 0;
+/// A write's code in [`OPS`].
 const WRITE: u8 = 1;
 
 /// The string type whose values are exactly `values` (a Parquet column of strings,
