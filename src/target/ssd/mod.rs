@@ -470,15 +470,9 @@ impl SsdSim {
         match &mut self.ftl {
             Ftl::Page(f) => {
                 let end = end.min(f.map.len() as u64);
-                // A short range page by page; a long one (a purge) counts every block's
-                // pages out first and moves each block among the victims once. Either
-                // gives the bytes the pages held, which the SLC cache's books lose (counted
-                // as the pages go, where a pass of its own read the whole map first).
-                let stale: u64 = if end.saturating_sub(first) < f.blocks.len() as u64 {
-                    (first..end).map(|lpn| f.invalidate(lpn, p)).sum()
-                } else {
-                    f.invalidate_range(first, end, p)
-                };
+                // The bytes the pages held, which the SLC cache's books lose (counted as
+                // the pages go, where a pass of its own read the whole map first).
+                let stale = f.invalidate_range(first, end, p);
                 if let Some(c) = &mut self.slc {
                     self.valid = self.valid.saturating_sub(stale);
                     c.sync(self.valid);

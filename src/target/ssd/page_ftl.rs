@@ -652,13 +652,14 @@ impl PageFtl {
         }
     }
 
-    /// Drops the logical pages `first..end` from the map. A block's place among the
-    /// victims is updated once, after all its pages are counted out (a whole-drive trim
-    /// would otherwise move each block between buckets once per page). Returns the bytes
-    /// the pages held.
+    /// Drops the logical pages `first..end` from the map; returns the bytes they held. A
+    /// range shorter than the drive has blocks goes page by page; in a longer one (a purge)
+    /// a block's place among the victims is updated once, after all its pages are counted
+    /// out (a whole-drive trim would otherwise move each block between buckets once per
+    /// page).
     pub(super) fn invalidate_range(&mut self, first: u64, end: u64, p: &Params) -> u64 {
-        if self.vectors.is_some() {
-            // A page's kept copies may be anywhere: page by page.
+        // With vectors a page's kept copies may be anywhere: page by page too.
+        if end.saturating_sub(first) < self.blocks.len() as u64 || self.vectors.is_some() {
             return (first..end).map(|lpn| self.invalidate(lpn, p)).sum();
         }
         let mut touched = vec![false; self.blocks.len()];
