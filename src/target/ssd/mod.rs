@@ -153,8 +153,8 @@ pub struct SsdSim {
     stripe: write::Stripe,
     /// The stream page reads' bit errors are drawn from.
     errors: rand_chacha::ChaCha8Rng,
-    /// The stream programs' pulse counts are drawn from.
-    pulses: rand_chacha::ChaCha8Rng,
+    /// The programs' pulse factors, from their own stream.
+    pulses: write::Pulses,
     /// The stream reads' sense times are drawn from.
     senses: rand_chacha::ChaCha8Rng,
     /// When host programs under way end, and the controller work each takes then, in the
@@ -284,7 +284,10 @@ impl SsdSim {
             upper_next: vec![false; p.dies],
             stripe: write::Stripe::default(),
             errors: crate::rng::stream(drive_seed, "bit errors"),
-            pulses: crate::rng::stream(drive_seed, "program pulses"),
+            pulses: write::Pulses::new(
+                crate::rng::stream(drive_seed, "program pulses"),
+                p.program_spread,
+            ),
             senses: crate::rng::stream(drive_seed, "read senses"),
             completions: Default::default(),
             scratch: Vec::new(),
@@ -422,7 +425,7 @@ impl SsdSim {
         let len = req.len as u64;
         // The command, and a write's data, over the link; then the controller.
         let link = if req.op == Op::Write {
-            (len as f64 * p.link_ns_per_byte) as u64
+            params::scaled(len, p.link_ns_per_byte)
         } else {
             0
         };

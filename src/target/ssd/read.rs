@@ -7,6 +7,7 @@ use crate::io::IoRequest;
 use super::ecc::{bit_errors, Ecc};
 use super::link::Piece;
 use super::page_ftl::{self, Loc};
+use super::params;
 use super::{Ftl, Pages, SsdSim, Stored};
 
 /// Reads continuing a sequential stream after which the controller reads ahead of it.
@@ -28,7 +29,7 @@ impl SsdSim {
         let mut sent = at;
         let mut bytes_sent = 0u64;
         let mut pieces = self.sends_ready_first.then(|| self.link.pieces());
-        let link_ns = |b: u64| (b as f64 * link_ns_per_byte) as u64;
+        let link_ns = |b: u64| params::scaled(b, link_ns_per_byte);
         self.read_run = if req.offset == self.read_end {
             self.read_run.saturating_add(1)
         } else {
@@ -203,7 +204,7 @@ impl SsdSim {
                 _ => self.die[d].start_read(at) + t_read,
             };
             first = false;
-            let moving = (bytes as f64 * p.chan_ns_per_byte) as u64;
+            let moving = params::scaled(bytes, p.chan_ns_per_byte);
             // With cache reads the page leaves the die for its plane's register, and the
             // die is free to sense again while it crosses the channel.
             let moved = if p.cache_reads {
@@ -241,7 +242,7 @@ impl SsdSim {
         let Some(r) = self.p.read_spread else {
             return time;
         };
-        (time as f64 * r.factor(crate::rng::fraction(&mut self.senses))) as u64
+        params::scaled(time, r.factor(crate::rng::fraction(&mut self.senses)))
     }
 
     /// When the data of a page read that crossed its channel from `start` to `end` is
@@ -254,11 +255,11 @@ impl SsdSim {
         if ecc.decode_ns_per_byte == 0.0 {
             return end;
         }
-        let decode = |b: u64| (b as f64 * ecc.decode_ns_per_byte) as u64;
+        let decode = |b: u64| params::scaled(b, ecc.decode_ns_per_byte);
         let codeword = ecc.codeword.min(bytes);
         let decoding = decode(bytes);
         // From the first codeword's arrival; done no sooner than a codeword after the last.
-        let arrived = start + (codeword as f64 * self.p.chan_ns_per_byte) as u64;
+        let arrived = start + params::scaled(codeword, self.p.chan_ns_per_byte);
         let ready = arrived.max((end + decode(codeword)).saturating_sub(decoding));
         self.decoder.reserve(self.now, ready, decoding)
     }

@@ -53,6 +53,37 @@ struct Widened {
     len: u64,
 }
 
+/// The programs' pulse factors (1 ± up to `program_spread`), drawn from their own stream
+/// one program ahead: the draw's arithmetic is done before the program that takes it is
+/// booked, off the path its end time is wanted on. The same factors in the same order as
+/// drawn when wanted.
+#[derive(Debug, Clone)]
+pub(super) struct Pulses {
+    rng: rand_chacha::ChaCha8Rng,
+    next: f64,
+}
+
+impl Pulses {
+    pub(super) fn new(rng: rand_chacha::ChaCha8Rng, spread: f64) -> Pulses {
+        let mut pulses = Pulses { rng, next: 1.0 };
+        if spread != 0.0 {
+            pulses.next = pulses.draw(spread);
+        }
+        pulses
+    }
+
+    fn draw(&mut self, spread: f64) -> f64 {
+        1.0 + spread * (2.0 * crate::rng::fraction(&mut self.rng) - 1.0)
+    }
+
+    /// The next program's factor.
+    fn take(&mut self, spread: f64) -> f64 {
+        let factor = self.next;
+        self.next = self.draw(spread);
+        factor
+    }
+}
+
 /// With `write_stripes`: the stripe whose programs are being booked, its room in the
 /// buffer freed when the last of them (one a die) is booked, at its slowest program's end.
 #[derive(Debug, Clone, Copy, Default)]
@@ -211,7 +242,7 @@ impl SsdSim {
                     false => {
                         // The write's bytes after this page's still on the link.
                         let after = req.offset + len - (lpn + 1) * p.page;
-                        let link = (after as f64 * p.link_ns_per_byte) as u64;
+                        let link = params::scaled(after, p.link_ns_per_byte);
                         let worked = took + (lpn - first) * page_work;
                         (data_in.saturating_sub(link).max(worked) + page_work).min(at)
                     }
@@ -524,7 +555,7 @@ impl SsdSim {
         if !native || ns == 0.0 {
             return sent;
         }
-        self.native_free = self.native_free.max(sent) + (unit as f64 * ns) as u64;
+        self.native_free = self.native_free.max(sent) + params::scaled(unit, ns);
         self.native_free
     }
 
@@ -537,12 +568,12 @@ impl SsdSim {
         let ready = match p.ecc.map(|e| e.encode_ns_per_byte) {
             Some(ns) if ns > 0.0 => {
                 self.encoder
-                    .reserve(self.now, ready, (bytes as f64 * ns) as u64)
+                    .reserve(self.now, ready, params::scaled(bytes, ns))
             }
             _ => ready,
         };
         let sent =
-            self.chan[ch].reserve(self.now, ready, (bytes as f64 * p.chan_ns_per_byte) as u64);
+            self.chan[ch].reserve(self.now, ready, params::scaled(bytes, p.chan_ns_per_byte));
         self.stats.nand_bytes += bytes;
         sent
     }
@@ -553,8 +584,7 @@ impl SsdSim {
         if s == 0.0 {
             return time;
         }
-        let u = crate::rng::fraction(&mut self.pulses);
-        (time as f64 * (1.0 + s * (2.0 * u - 1.0))) as u64
+        params::scaled(time, self.pulses.take(s))
     }
 
     /// Books `work` for the controller when a host program ends at `end`.
