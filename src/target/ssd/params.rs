@@ -384,3 +384,34 @@ impl ReadSpread {
         x / self.mean
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_is_the_u64_product_it_replaces() {
+        let mut rng = crate::rng::stream(1, "scaled");
+        let mut cases: Vec<(u64, f64)> = vec![
+            (0, 0.0),
+            (0, 3.5),
+            (4096, 0.0),
+            (4096, 1e9 / 280e6),
+            (1, 0.999_999),
+            (900_000, 0.8),
+            (2_430_000, 1.2),
+            (u64::from(u32::MAX), 1e9 / 40e6),
+            (4096, -1.0),
+            (4096, f64::NAN),
+        ];
+        for _ in 0..100_000 {
+            let bits = 1 + crate::rng::below(&mut rng, 44);
+            let n = crate::rng::below(&mut rng, 1 << bits);
+            let x = crate::rng::fraction(&mut rng) * [1.0, 50.0, 1e4][(n % 3) as usize];
+            cases.push((n, x));
+        }
+        for (n, x) in cases {
+            assert_eq!(scaled(n, x), (n as f64 * x) as u64, "{n} × {x}");
+        }
+    }
+}

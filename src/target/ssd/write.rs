@@ -648,3 +648,20 @@ impl SsdSim {
         ready
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Pulses;
+
+    #[test]
+    fn pulses_drawn_ahead_are_the_factors_drawn_when_wanted() {
+        let spread = 0.2;
+        let mut ahead = Pulses::new(crate::rng::stream(7, "program pulses"), spread);
+        let mut direct = crate::rng::stream(7, "program pulses");
+        for _ in 0..1000 {
+            let u = crate::rng::fraction(&mut direct);
+            let factor = 1.0 + spread * (2.0 * u - 1.0);
+            assert_eq!(ahead.take(spread).to_bits(), factor.to_bits());
+        }
+    }
+}
