@@ -56,31 +56,39 @@ struct Widened {
 /// The programs' pulse factors (1 ± up to `program_spread`), drawn from their own stream
 /// one program ahead: the draw's arithmetic is done before the program that takes it is
 /// booked, off the path its end time is wanted on. The same factors in the same order as
-/// drawn when wanted.
+/// drawn when wanted; none without a spread.
 #[derive(Debug, Clone)]
 pub(super) struct Pulses {
     rng: rand_chacha::ChaCha8Rng,
+    spread: f64,
     next: f64,
 }
 
 impl Pulses {
     pub(super) fn new(rng: rand_chacha::ChaCha8Rng, spread: f64) -> Pulses {
-        let mut pulses = Pulses { rng, next: 1.0 };
+        let mut pulses = Pulses {
+            rng,
+            spread,
+            next: 1.0,
+        };
         if spread != 0.0 {
-            pulses.next = pulses.draw(spread);
+            pulses.next = pulses.draw();
         }
         pulses
     }
 
-    fn draw(&mut self, spread: f64) -> f64 {
-        1.0 + spread * (2.0 * crate::rng::fraction(&mut self.rng) - 1.0)
+    fn draw(&mut self) -> f64 {
+        1.0 + self.spread * (2.0 * crate::rng::fraction(&mut self.rng) - 1.0)
     }
 
-    /// The next program's factor.
-    fn take(&mut self, spread: f64) -> f64 {
+    /// The next program's factor (`None` without a spread: nothing is drawn).
+    fn take(&mut self) -> Option<f64> {
+        if self.spread == 0.0 {
+            return None;
+        }
         let factor = self.next;
-        self.next = self.draw(spread);
-        factor
+        self.next = self.draw();
+        Some(factor)
     }
 }
 
@@ -580,11 +588,10 @@ impl SsdSim {
 
     /// A program's time as its pulses make it: `time` × (1 ± up to `program_spread`).
     fn pulsed(&mut self, time: u64) -> u64 {
-        let s = self.p.program_spread;
-        if s == 0.0 {
-            return time;
+        match self.pulses.take() {
+            Some(factor) => params::scaled(time, factor),
+            None => time,
         }
-        params::scaled(time, self.pulses.take(s))
     }
 
     /// Books `work` for the controller when a host program ends at `end`.
@@ -661,7 +668,7 @@ mod tests {
         for _ in 0..1000 {
             let u = crate::rng::fraction(&mut direct);
             let factor = 1.0 + spread * (2.0 * u - 1.0);
-            assert_eq!(ahead.take(spread).to_bits(), factor.to_bits());
+            assert_eq!(ahead.take().map(f64::to_bits), Some(factor.to_bits()));
         }
     }
 }
