@@ -680,10 +680,16 @@ fn a_simulated_drive_with_edited_numbers_runs_or_is_refused_by_name() {
     // then builds the drive and runs it: every mechanism's key (issues 31 and 33 added
     // many) at 0, 1 or scaled must give results or a refusal naming the file, never a
     // panic or a crash. Each case is a process (`roundup run`).
-    let drives: Vec<(String, String)> = shipped("drives")
+    // Each model drive file with its numbers' spans, found once.
+    type ModelFile = (String, String, Vec<(usize, usize)>);
+    let drives: Vec<ModelFile> = shipped("drives")
         .into_iter()
         .filter(|(_, t)| t.contains("\nssd:\n") || t.contains("\nhdd:\n") || t.contains("\nsim:\n"))
-        .filter(|(_, t)| !model_numbers(t).is_empty())
+        .map(|(name, text)| {
+            let spans = model_numbers(&text);
+            (name, text, spans)
+        })
+        .filter(|(_, _, spans)| !spans.is_empty())
         .collect();
     assert!(drives.len() > 20);
     let lab = common::TestLab::new();
@@ -693,8 +699,7 @@ fn a_simulated_drive_with_edited_numbers_runs_or_is_refused_by_name() {
         proptest::collection::vec((0..256usize, 0..9usize), 1..4),
     );
     runner(cases() / 50 + 1)
-        .run(&strategy, |((name, text), edits)| {
-            let spans = model_numbers(&text);
+        .run(&strategy, |((name, text, spans), edits)| {
             let mut edited = text.clone();
             // Back to front, so that the earlier spans stay where they are.
             let mut chosen: Vec<(usize, usize)> = edits

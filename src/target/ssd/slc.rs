@@ -93,7 +93,7 @@ impl Slc {
         let over = (self.used() + bytes).saturating_sub(self.user);
         // Each byte folded frees `bits` − 1 bytes of native room.
         let needed = over.div_ceil(self.bits - 1).min(self.held_dynamic);
-        let flushed = ((bytes as f64 * self.flush) as u64).min(self.held_dynamic - needed);
+        let flushed = super::params::scaled(bytes, self.flush).min(self.held_dynamic - needed);
         let fold = needed + flushed;
         self.held_dynamic -= fold;
         self.native += fold + bytes;
