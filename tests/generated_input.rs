@@ -4,8 +4,9 @@
 //! every parser must return a result or an error that names the file, never panic, and
 //! allocate no more than a bound proportional to its input. Round trips must hold: trace →
 //! fio iolog → trace, trace → Parquet → trace, and suite → plan is the same plan twice.
-//! Past the parsers, drive files with numbers edited so that most still load are run
-//! through the models: results or a refusal naming the file, never a panic.
+//! Past the parsers, drive files and the shipped suites' tests with numbers edited so that
+//! most still load are run (through the models, the plan and the engine): results or a
+//! refusal naming the file, never a panic.
 //!
 //! `ROUNDUP_FUZZ_CASES=N` sets the cases per property (default 2000: each trace format gets
 //! that many mutated files and a quarter as many round trips; a long run:
@@ -616,8 +617,8 @@ fn a_lab_with_a_mutated_file_loads_or_says_where() {
         .unwrap();
 }
 
-/// The numbers of a drive file's model (the indented lines, comments left out), as the
-/// byte spans of their text: digits, a fraction and an exponent.
+/// The numbers of a YAML file's indented lines (a drive's model, a suite's tests; comments
+/// left out), as the byte spans of their text: digits, a fraction and an exponent.
 fn model_numbers(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut line_start = 0;
@@ -729,6 +730,134 @@ fn a_simulated_drive_with_edited_numbers_runs_or_is_refused_by_name() {
             Ok(())
         })
         .unwrap();
+}
+
+/// Every test of the shipped suites, as the text of its entry (comment lines left out; its
+/// suite's name beside it), cut for a short run: each duration and interval 200 ms, each
+/// warm-up 50 ms, each span of a GiB or more 256 MiB (a whole-drive span stays whole).
+fn shipped_tests() -> Vec<(String, String)> {
+    let mut tests = Vec::new();
+    for (name, text) in shipped("suites") {
+        let Some((_, entries)) = text.split_once("\ntests:\n") else {
+            continue;
+        };
+        let mut entry = String::new();
+        // An entry runs from its `  - ` line to the next, or to the next line of the suite
+        // itself (unindented).
+        for line in entries.lines() {
+            let body = line.trim_start();
+            if body.starts_with('#') || body.is_empty() {
+                continue;
+            }
+            if !line.starts_with("  ") {
+                break;
+            }
+            if line.starts_with("  - ") && !entry.is_empty() {
+                tests.push((name.clone(), std::mem::take(&mut entry)));
+            }
+            let indent = &line[..line.len() - body.len()];
+            let (key, value) = body
+                .trim_start_matches("- ")
+                .split_once(':')
+                .unwrap_or((body, ""));
+            let value = value.trim();
+            let cut = match key {
+                "duration" | "interval" if value.ends_with('s') => Some("200ms"),
+                "warmup" if value.ends_with('s') => Some("50ms"),
+                "span" if value.ends_with("GiB") || value.ends_with("TiB") => Some("256MiB"),
+                _ => None,
+            };
+            match cut {
+                Some(v) => entry.push_str(&format!("{indent}{key}: {v}\n")),
+                None => entry.push_str(&format!("{line}\n")),
+            }
+        }
+        if !entry.is_empty() {
+            tests.push((name, entry));
+        }
+    }
+    tests
+}
+
+#[test]
+fn a_suite_with_edited_numbers_runs_or_is_refused_by_name() {
+    // The loaders' tests above stop once a suite loads; a reviewer's edit that loads (a
+    // queue depth of 0 or 10 times the shipped one, a block size scaled, a fill of 3) then
+    // goes through the plan, the preconditions, the variants, rounds and bursts to the
+    // engine. Every shipped test, one or two to a suite, with one to three of its numbers
+    // edited as the drives' are above, on a simulated drive: results, or a refusal naming
+    // the suite's file, never a panic. Each case is a process (`roundup run`).
+    let tests = shipped_tests();
+    assert!(tests.len() > 40, "{} tests", tests.len());
+    let lab = common::TestLab::new();
+    lab.sim_drive("acme", "Model", "1", 4);
+    // How many cases ran to results, and how many were refused.
+    let (ran, refused) = (Cell::new(0u32), Cell::new(0u32));
+    let strategy = (
+        proptest::collection::vec(proptest::sample::select(tests), 1..3),
+        proptest::collection::vec((0..256usize, 0..9usize), 1..4),
+    );
+    runner(cases() / 50 + 1)
+        .run(&strategy, |(picked, edits)| {
+            // Each entry's `id:` made unique within the suite.
+            let mut text = String::new();
+            for (i, (_, entry)) in picked.iter().enumerate() {
+                for line in entry.lines() {
+                    let body = line.trim_start().trim_start_matches("- ");
+                    match body.strip_prefix("id:") {
+                        Some(_) => {
+                            let head = &line[..line.len() - body.len()];
+                            text.push_str(&format!("{head}id: test-{i}\n"));
+                        }
+                        None => text.push_str(&format!("{line}\n")),
+                    }
+                }
+            }
+            let spans = model_numbers(&text);
+            let mut edited = text.clone();
+            if !spans.is_empty() {
+                let mut chosen: Vec<(usize, usize)> = edits
+                    .iter()
+                    .map(|&(n, pick)| (n % spans.len(), pick))
+                    .collect();
+                chosen.sort();
+                chosen.dedup_by_key(|c| c.0);
+                // Back to front, so that the earlier spans stay where they are.
+                for &(n, pick) in chosen.iter().rev() {
+                    let (s, e) = spans[n];
+                    edited.replace_range(s..e, &edited_number(&text[s..e], pick));
+                }
+            }
+            let suite = format!("name: edited\ntitle: Edited tests\nseed: 5\ntests:\n{edited}");
+            let from: Vec<&str> = picked.iter().map(|(name, _)| name.as_str()).collect();
+            let _ = std::fs::remove_dir_all(lab.path().join("results"));
+            lab.write("suites/edited.yaml", &suite);
+            let out = lab.roundup(&["run", "-q"]);
+            let err = common::stderr(&out);
+            prop_assert!(!err.contains("panicked"), "{from:?}:\n{suite}\n{err}");
+            match out.status.code() {
+                Some(0) => ran.set(ran.get() + 1),
+                Some(1) => {
+                    refused.set(refused.get() + 1);
+                    prop_assert!(
+                        err.contains("suites/edited.yaml"),
+                        "{from:?}:\n{suite}\n{err}"
+                    )
+                }
+                other => prop_assert!(false, "{from:?}: exit {other:?}\n{suite}\n{err}"),
+            }
+            Ok(())
+        })
+        .unwrap();
+    // A third of the cases at least must run (about half do), or the engine was hardly
+    // reached.
+    eprintln!("{} ran, {} refused", ran.get(), refused.get());
+    assert!(
+        ran.get() > refused.get() / 2,
+        "{} ran, {} refused",
+        ran.get(),
+        refused.get()
+    );
 }
 
 /// A commentary page: an introduction and slots, some with a fingerprint line.
