@@ -671,6 +671,27 @@ fn edited_number(number: &str, pick: usize) -> String {
     }
 }
 
+/// `text` with the numbers at some of `spans` edited: each edit is (which span, modulo their
+/// count; which change, as [`edited_number`] takes it), one edit a span.
+fn with_edits(text: &str, spans: &[(usize, usize)], edits: &[(usize, usize)]) -> String {
+    let mut edited = text.to_string();
+    if spans.is_empty() {
+        return edited;
+    }
+    let mut chosen: Vec<(usize, usize)> = edits
+        .iter()
+        .map(|&(n, pick)| (n % spans.len(), pick))
+        .collect();
+    chosen.sort();
+    chosen.dedup_by_key(|c| c.0);
+    // Back to front, so that the earlier spans stay where they are.
+    for &(n, pick) in chosen.iter().rev() {
+        let (s, e) = spans[n];
+        edited.replace_range(s..e, &edited_number(&text[s..e], pick));
+    }
+    edited
+}
+
 /// A short run of each kind a model has a path for: random writes at depth, random reads
 /// of another size, sequential writes.
 const MODEL_SUITE: &str = "name: edited\ntitle: Edited drives\nseed: 3\ntests:\n  - id: rw\n    title: 4K random write\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 64MiB\n    queue_depth: 4\n    count: 300\n    metric: iops\n  - id: rr\n    title: 16K random read\n    operation: read\n    pattern: random\n    block_size: 16KiB\n    span: 64MiB\n    queue_depth: 2\n    count: 200\n    metric: iops\n  - id: sw\n    title: 128K sequential write\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: 64MiB\n    queue_depth: 8\n    count: 100\n    metric: mb_per_s\n";
@@ -701,18 +722,7 @@ fn a_simulated_drive_with_edited_numbers_runs_or_is_refused_by_name() {
     );
     runner(cases() / 50 + 1)
         .run(&strategy, |((name, text, spans), edits)| {
-            let mut edited = text.clone();
-            // Back to front, so that the earlier spans stay where they are.
-            let mut chosen: Vec<(usize, usize)> = edits
-                .iter()
-                .map(|&(n, pick)| (n % spans.len(), pick))
-                .collect();
-            chosen.sort();
-            chosen.dedup_by_key(|c| c.0);
-            for &(n, pick) in chosen.iter().rev() {
-                let (s, e) = spans[n];
-                edited.replace_range(s..e, &edited_number(&text[s..e], pick));
-            }
+            let edited = with_edits(&text, &spans, &edits);
             let _ = std::fs::remove_dir_all(lab.path().join("drives"));
             let _ = std::fs::remove_dir_all(lab.path().join("results"));
             lab.write(&name, &edited);
@@ -813,21 +823,7 @@ fn a_suite_with_edited_numbers_runs_or_is_refused_by_name() {
                     }
                 }
             }
-            let spans = model_numbers(&text);
-            let mut edited = text.clone();
-            if !spans.is_empty() {
-                let mut chosen: Vec<(usize, usize)> = edits
-                    .iter()
-                    .map(|&(n, pick)| (n % spans.len(), pick))
-                    .collect();
-                chosen.sort();
-                chosen.dedup_by_key(|c| c.0);
-                // Back to front, so that the earlier spans stay where they are.
-                for &(n, pick) in chosen.iter().rev() {
-                    let (s, e) = spans[n];
-                    edited.replace_range(s..e, &edited_number(&text[s..e], pick));
-                }
-            }
+            let edited = with_edits(&text, &model_numbers(&text), &edits);
             let suite = format!("name: edited\ntitle: Edited tests\nseed: 5\ntests:\n{edited}");
             let from: Vec<&str> = picked.iter().map(|(name, _)| name.as_str()).collect();
             let _ = std::fs::remove_dir_all(lab.path().join("results"));
