@@ -619,7 +619,7 @@ fn a_lab_with_a_mutated_file_loads_or_says_where() {
 
 /// The numbers of a YAML file's indented lines (a drive's model, a suite's tests; comments
 /// left out), as the byte spans of their text: digits, a fraction and an exponent.
-fn model_numbers(text: &str) -> Vec<(usize, usize)> {
+fn indented_numbers(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut line_start = 0;
     for line in text.split_inclusive('\n') {
@@ -654,7 +654,7 @@ fn model_numbers(text: &str) -> Vec<(usize, usize)> {
     spans
 }
 
-/// `number` changed as a reviewer editing a drive file might: to a small whole number, or
+/// `number` changed as a reviewer editing a file might: to a small whole number, or
 /// scaled, whole where it was whole (so that most changes still parse).
 fn edited_number(number: &str, pick: usize) -> String {
     const SMALL: [&str; 4] = ["0", "1", "2", "3"];
@@ -692,6 +692,31 @@ fn with_edits(text: &str, spans: &[(usize, usize)], edits: &[(usize, usize)]) ->
     edited
 }
 
+/// Judges a `roundup run` of a lab with an edited `file`: it gave results (`Ok(true)`), or
+/// exited 1 with an error naming `file` (`Ok(false)`); never a panic or another exit.
+/// `input` (what was run) is shown when it fails.
+fn ran_or_refused(
+    out: &std::process::Output,
+    file: &str,
+    input: &str,
+) -> Result<bool, TestCaseError> {
+    let err = common::stderr(out);
+    prop_assert!(
+        !err.contains("panicked"),
+        "{file} edited to:\n{input}\n{err}"
+    );
+    match out.status.code() {
+        Some(0) => Ok(true),
+        Some(1) => {
+            prop_assert!(err.contains(file), "{file}: {err}");
+            Ok(false)
+        }
+        other => Err(TestCaseError::fail(format!(
+            "{file}: exit {other:?}\n{input}\n{err}"
+        ))),
+    }
+}
+
 /// A short run of each kind a model has a path for: random writes at depth, random reads
 /// of another size, sequential writes.
 const MODEL_SUITE: &str = "name: edited\ntitle: Edited drives\nseed: 3\ntests:\n  - id: rw\n    title: 4K random write\n    operation: write\n    pattern: random\n    block_size: 4KiB\n    span: 64MiB\n    queue_depth: 4\n    count: 300\n    metric: iops\n  - id: rr\n    title: 16K random read\n    operation: read\n    pattern: random\n    block_size: 16KiB\n    span: 64MiB\n    queue_depth: 2\n    count: 200\n    metric: iops\n  - id: sw\n    title: 128K sequential write\n    operation: write\n    pattern: sequential\n    block_size: 128KiB\n    span: 64MiB\n    queue_depth: 8\n    count: 100\n    metric: mb_per_s\n";
@@ -708,7 +733,7 @@ fn a_simulated_drive_with_edited_numbers_runs_or_is_refused_by_name() {
         .into_iter()
         .filter(|(_, t)| t.contains("\nssd:\n") || t.contains("\nhdd:\n") || t.contains("\nsim:\n"))
         .map(|(name, text)| {
-            let spans = model_numbers(&text);
+            let spans = indented_numbers(&text);
             (name, text, spans)
         })
         .filter(|(_, _, spans)| !spans.is_empty())
@@ -726,17 +751,7 @@ fn a_simulated_drive_with_edited_numbers_runs_or_is_refused_by_name() {
             let _ = std::fs::remove_dir_all(lab.path().join("drives"));
             let _ = std::fs::remove_dir_all(lab.path().join("results"));
             lab.write(&name, &edited);
-            let out = lab.roundup(&["run", "-q"]);
-            let err = common::stderr(&out);
-            prop_assert!(
-                !err.contains("panicked"),
-                "{name} edited to:\n{edited}\n{err}"
-            );
-            match out.status.code() {
-                Some(0) => {}
-                Some(1) => prop_assert!(err.contains(&name), "{name}: {err}"),
-                other => prop_assert!(false, "{name}: exit {other:?}\n{edited}\n{err}"),
-            }
+            ran_or_refused(&lab.roundup(&["run", "-q"]), &name, &edited)?;
             Ok(())
         })
         .unwrap();
@@ -823,25 +838,19 @@ fn a_suite_with_edited_numbers_runs_or_is_refused_by_name() {
                     }
                 }
             }
-            let edited = with_edits(&text, &model_numbers(&text), &edits);
+            let edited = with_edits(&text, &indented_numbers(&text), &edits);
             let suite = format!("name: edited\ntitle: Edited tests\nseed: 5\ntests:\n{edited}");
             let from: Vec<&str> = picked.iter().map(|(name, _)| name.as_str()).collect();
             let _ = std::fs::remove_dir_all(lab.path().join("results"));
             lab.write("suites/edited.yaml", &suite);
+            let shown = format!("{from:?}:\n{suite}");
             let out = lab.roundup(&["run", "-q"]);
-            let err = common::stderr(&out);
-            prop_assert!(!err.contains("panicked"), "{from:?}:\n{suite}\n{err}");
-            match out.status.code() {
-                Some(0) => ran.set(ran.get() + 1),
-                Some(1) => {
-                    refused.set(refused.get() + 1);
-                    prop_assert!(
-                        err.contains("suites/edited.yaml"),
-                        "{from:?}:\n{suite}\n{err}"
-                    )
-                }
-                other => prop_assert!(false, "{from:?}: exit {other:?}\n{suite}\n{err}"),
-            }
+            let tally = if ran_or_refused(&out, "suites/edited.yaml", &shown)? {
+                &ran
+            } else {
+                &refused
+            };
+            tally.set(tally.get() + 1);
             Ok(())
         })
         .unwrap();
