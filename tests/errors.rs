@@ -5,7 +5,7 @@ mod common;
 use std::fs;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use common::{files, stderr, stdout, TestLab, TINY_SUITE};
+use common::{files, read_parquet, stderr, stdout, TestLab, TINY_SUITE};
 use roundup::lab::Lab;
 use roundup::plan::{self, Job, Selection};
 use roundup::run::{self, Observer, RunOptions};
@@ -707,39 +707,59 @@ fn existing_files_roundup_did_not_create_are_not_overwritten() {
 }
 
 #[test]
-fn truncated_parquet_is_named_and_skipped() {
+fn damaged_parquet_is_named_and_skipped() {
+    use polars::prelude::*;
     let lab = TestLab::new();
     lab.write("suites/tiny.yaml", TINY_SUITE);
     lab.sim_drive("sim-a", "Alpha", "A1", 8);
     assert!(lab.roundup(&["run"]).status.success());
-    let victim = lab.path().join("results/drive=sim-a/firmware=A1/suite=tiny/test=sequential-read-128k/variant=base/repeat=1/samples.parquet");
-    let bytes = fs::read(&victim).unwrap();
-    fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+    let job = |test: &str, variant: &str| {
+        lab.path().join(format!(
+            "results/drive=sim-a/firmware=A1/suite=tiny/test={test}/variant={variant}/repeat=1/samples.parquet"
+        ))
+    };
+    // One file cut in half, which no Parquet reader takes.
+    let cut = job("sequential-read-128k", "base");
+    let bytes = fs::read(&cut).unwrap();
+    fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    // One written again with every latency doubled: a valid file with the manifest's rows,
+    // whose figures were never measured.
+    let edited = job("random-write-4k", "data-incompressible");
+    let mut df = read_parquet(&edited);
+    let doubled = df.column("latency_ns").unwrap().as_materialized_series() * 2u64;
+    df.replace("latency_ns", doubled.into()).unwrap();
+    ParquetWriter::new(fs::File::create(&edited).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    assert_eq!(read_parquet(&edited).height(), 2000, "it still reads");
+
     let out = lab.roundup(&["render"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!(
-            "warning: {}: cannot read samples",
-            victim.display()
-        )),
-        "{}",
-        stderr(&out)
-    );
+    for damaged in [&cut, &edited] {
+        assert!(
+            stderr(&out).contains(&format!(
+                "warning: {}: not the file its manifest hashed (truncated or changed); skipped",
+                damaged.display()
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
     let page = fs::read_to_string(lab.path().join("site/suites/tiny.html")).unwrap();
     assert_eq!(
         page.matches("<section class=\"test\"").count(),
-        5,
-        "the two readable charts, their latency CDFs and their compressible/incompressible \
-         pair remain"
+        2,
+        "the readable chart and its latency CDF remain"
     );
     assert!(
         !page.contains("sequential-read-128k.base"),
-        "the unreadable test has no chart"
+        "the damaged test has no chart"
     );
     let out = lab.roundup(&["summary", "--json"]);
     assert!(out.status.success());
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.len(), 1, "only the undamaged job: {rows:?}");
+    assert_eq!(rows[0]["variant"], "data-compressible");
 }
 
 /// Stops the run (as Ctrl-C does) once `after` jobs have finished.
@@ -817,6 +837,71 @@ fn interrupted_run_keeps_completed_jobs_and_resume_runs_the_rest() {
         );
     }
     assert_eq!(lab.stored_jobs(), 3);
+}
+
+#[test]
+fn resume_keeps_histogram_jobs_and_runs_a_damaged_job_again() {
+    let lab = TestLab::new();
+    // The sequential read keeps a histogram and no rows.
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE.replace("count: 200\n", "count: 200\n    samples: histogram\n"),
+    );
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    assert!(lab.roundup(&["run"]).status.success());
+    let results = lab.path().join("results");
+    let stored = files(&results);
+    assert!(
+        stored.iter().any(|p| p.ends_with("histogram.parquet"))
+            && stored
+                .iter()
+                .filter(|p| p.ends_with("samples.parquet"))
+                .count()
+                == 2,
+        "{stored:?}"
+    );
+    let before: Vec<Vec<u8>> = stored
+        .iter()
+        .map(|p| fs::read(results.join(p)).unwrap())
+        .collect();
+    // A job run again writes its files anew (under temporary names, then renamed): other
+    // inodes, whatever their bytes.
+    let inode = |p: &std::path::Path| {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(results.join(p)).unwrap().ino()
+    };
+    let histogram = stored
+        .iter()
+        .find(|p| p.ends_with("histogram.parquet"))
+        .unwrap();
+    let histogram_inode = inode(histogram);
+    // One byte of one samples file changed, as a disk or a copy might.
+    let damaged = stored
+        .iter()
+        .find(|p| p.ends_with("samples.parquet"))
+        .unwrap();
+    let mut bytes = fs::read(results.join(damaged)).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    fs::write(results.join(damaged), &bytes).unwrap();
+
+    let out = lab.roundup(&["run", "--resume"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("1 job completed, 2 kept from earlier runs"),
+        "the histogram job kept, the damaged one run again: {}",
+        stdout(&out)
+    );
+    assert_eq!(
+        inode(histogram),
+        histogram_inode,
+        "the histogram job was kept"
+    );
+    // A simulated drive gives the same bytes again: the damaged file is whole once more.
+    assert_eq!(files(&results), stored);
+    for (p, bytes) in stored.iter().zip(before) {
+        assert!(fs::read(results.join(p)).unwrap() == bytes, "{p:?}");
+    }
 }
 
 #[test]

@@ -103,9 +103,13 @@ impl JobSummary {
 }
 
 /// Computes the figures of one stored job from its rows, or its histogram where it kept only
-/// that. A file polars cannot read (truncated, corrupt) is an error naming it; so is a panic
+/// that. A file that is not the bytes its manifest hashed is an error naming it (a damaged
+/// file can still parse, with other figures); so is one polars cannot read, and a panic
 /// inside polars on such a file.
 pub fn summarize_job(job: &StoredJob) -> Result<JobSummary, String> {
+    if let Some(damaged) = job.check_files().into_iter().next() {
+        return Err(damaged);
+    }
     let rows = job.manifest.samples.rows();
     let path = if rows { job.samples() } else { job.histogram() };
     let summarize = || {

@@ -242,11 +242,20 @@ pub(crate) fn job_dir(lab: &Lab, firmware: &str, job: &Job) -> PathBuf {
     )
 }
 
-/// Whether `dir` holds the complete results of the job planned as `hash`.
+/// Whether `dir` holds the complete results of the job planned as `hash`: its manifest,
+/// and every file the manifest names (rows, a histogram or both) with the bytes it hashed;
+/// a job whose files were damaged since runs again.
 fn is_complete(dir: &Path, hash: &str) -> bool {
     std::fs::read(dir.join(MANIFEST)).is_ok_and(|bytes| {
-        serde_json::from_slice::<JobManifest>(&bytes)
-            .is_ok_and(|m| m.plan_hash == hash && dir.join(store::SAMPLES).is_file())
+        serde_json::from_slice::<JobManifest>(&bytes).is_ok_and(|manifest| {
+            let job = store::StoredJob {
+                dir: dir.to_path_buf(),
+                manifest,
+            };
+            job.manifest.plan_hash == hash
+                && !job.files().is_empty()
+                && job.check_files().is_empty()
+        })
     })
 }
 

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::config::sha256_file;
 use crate::error::{Error, Result};
 
 use super::{is_stale_temp, scan, temp_name, StoredJob, MANIFEST};
@@ -70,24 +69,9 @@ fn read_folder(root: &Path, problems: &mut Vec<String>) -> BTreeMap<PathBuf, Fou
     problems.extend(found_problems);
     let mut out = BTreeMap::new();
     for job in jobs {
-        let mut whole = true;
-        for (file, sha) in job.files() {
-            match sha256_file(&file) {
-                Ok(h) if h == sha => {}
-                Ok(_) => {
-                    problems.push(format!(
-                        "{}: not the file its manifest hashed (truncated or changed); refused",
-                        file.display()
-                    ));
-                    whole = false;
-                }
-                Err(e) => {
-                    problems.push(format!("{}: {e}", file.display()));
-                    whole = false;
-                }
-            }
-        }
-        if !whole {
+        let damaged = job.check_files();
+        if !damaged.is_empty() {
+            problems.extend(damaged.into_iter().map(|p| format!("{p}; refused")));
             continue;
         }
         let rel = job.dir.strip_prefix(root).unwrap_or(&job.dir).to_path_buf();

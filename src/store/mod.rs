@@ -198,6 +198,25 @@ impl StoredJob {
         }
         files
     }
+
+    /// Whether the job's files are the bytes its manifest hashed: a problem naming each
+    /// one that is not (truncated, damaged or changed since the run wrote it) or cannot be
+    /// read. A damaged file can still parse, and its figures would be published as the
+    /// run's.
+    pub fn check_files(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (file, sha) in self.files() {
+            match crate::config::sha256_file(&file) {
+                Ok(h) if h == sha => {}
+                Ok(_) => problems.push(format!(
+                    "{}: not the file its manifest hashed (truncated or changed)",
+                    file.display()
+                )),
+                Err(e) => problems.push(format!("{}: {e}", file.display())),
+            }
+        }
+        problems
+    }
 }
 
 /// Every complete job under `results`, sorted by folder; unreadable manifests and missing
