@@ -762,6 +762,62 @@ fn damaged_parquet_is_named_and_skipped() {
     assert_eq!(rows[0]["variant"], "data-compressible");
 }
 
+#[test]
+fn a_job_copied_into_another_jobs_folder_is_named_and_counted_once() {
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.sim_drive("sim-b", "Beta", "B1", 8);
+    assert!(lab.roundup(&["run"]).status.success());
+    let summary = || -> Vec<serde_json::Value> {
+        let out = lab.roundup(&["summary", "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let before = summary();
+    assert_eq!(before.len(), 6);
+    let results = lab.path().join("results");
+    let folder = |drive: &str, fw: &str, repeat: u32| {
+        results.join(format!(
+            "drive={drive}/firmware={fw}/suite=tiny/test=sequential-read-128k/variant=base/repeat={repeat}"
+        ))
+    };
+    // sim-a's job copied as a second repeat of its own, and over sim-b's job of the test:
+    // read as they are, the one would count twice in sim-a's mean and the other stand in
+    // for sim-b's.
+    let copies = [folder("sim-a", "A1", 2), folder("sim-b", "B1", 1)];
+    for to in &copies {
+        fs::create_dir_all(to).unwrap();
+        for f in ["manifest.json", "samples.parquet"] {
+            fs::copy(folder("sim-a", "A1", 1).join(f), to.join(f)).unwrap();
+        }
+    }
+    let out = lab.roundup(&["render"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for to in &copies {
+        assert!(
+            stderr(&out).contains(&format!(
+                "warning: {}: the manifest of drive=sim-a/firmware=A1/suite=tiny/test=sequential-read-128k/variant=base/repeat=1, in another job's folder",
+                to.join("manifest.json").display()
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let after = summary();
+    let sim_b_read =
+        |r: &&serde_json::Value| r["drive"] == "sim-b" && r["test"] == "sequential-read-128k";
+    assert_eq!(
+        after,
+        before
+            .iter()
+            .filter(|r| !sim_b_read(r))
+            .cloned()
+            .collect::<Vec<_>>(),
+        "each of sim-a's jobs once, sim-b's overwritten job left out"
+    );
+}
+
 /// Stops the run (as Ctrl-C does) once `after` jobs have finished.
 struct StopAfter<'a> {
     after: usize,

@@ -69,6 +69,21 @@ pub fn job_dir(
         .join(format!("repeat={repeat}"))
 }
 
+impl JobManifest {
+    /// The folder its job's results are filed in, relative to the results folder.
+    pub fn folder(&self) -> PathBuf {
+        job_dir(
+            Path::new(""),
+            &self.drive,
+            &self.firmware,
+            &self.suite,
+            &self.test,
+            &self.variant,
+            self.repeat,
+        )
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder, synced and renamed,
 /// so that `path` never holds a partial file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -219,8 +234,9 @@ impl StoredJob {
     }
 }
 
-/// Every complete job under `results`, sorted by folder; unreadable manifests and missing
-/// samples are returned as problems (file and reason) instead of stopping the scan.
+/// Every complete job under `results`, sorted by folder; unreadable manifests, a manifest in
+/// another job's folder (a copy would count its job twice) and missing samples are returned
+/// as problems (file and reason) instead of stopping the scan.
 pub fn scan(results: &Path) -> (Vec<StoredJob>, Vec<String>) {
     let mut jobs = Vec::new();
     let mut problems = Vec::new();
@@ -252,6 +268,11 @@ pub fn scan(results: &Path) -> (Vec<StoredJob>, Vec<String>) {
                 m.format,
                 MANIFEST_FORMATS_READ.start(),
                 MANIFEST_FORMATS_READ.end()
+            )),
+            Ok(m) if dir != results.join(m.folder()) => problems.push(format!(
+                "{}: the manifest of {}, in another job's folder (moved or copied there); skipped",
+                mpath.display(),
+                m.folder().display()
             )),
             Ok(manifest) => {
                 let job = StoredJob { dir, manifest };
