@@ -760,6 +760,17 @@ fn damaged_parquet_is_named_and_skipped() {
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows.len(), 1, "only the undamaged job: {rows:?}");
     assert_eq!(rows[0]["variant"], "data-compressible");
+    // `check` fails on them, naming both.
+    let out = lab.roundup(&["check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("2 problems in"), "{}", stderr(&out));
+    for damaged in [&cut, &edited] {
+        assert!(
+            stderr(&out).contains(&damaged.display().to_string()),
+            "{}",
+            stderr(&out)
+        );
+    }
 }
 
 #[test]
@@ -815,6 +826,24 @@ fn a_job_copied_into_another_jobs_folder_is_named_and_counted_once() {
             .cloned()
             .collect::<Vec<_>>(),
         "each of sim-a's jobs once, sim-b's overwritten job left out"
+    );
+    let out = lab.roundup(&["check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    for to in &copies {
+        assert!(
+            stderr(&out).contains(&to.join("manifest.json").display().to_string()),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // With the copies gone the lab is whole again.
+    copies.iter().for_each(|to| fs::remove_dir_all(to).unwrap());
+    let out = lab.roundup(&["check"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        said.contains("5 stored jobs with their files whole"),
+        "{said}"
     );
 }
 

@@ -901,9 +901,10 @@ fn damaged_results_are_named_and_left_out_never_published() {
     // lines dropped or the file cut. A damaged Parquet file can still parse, with other
     // figures; `render` and `summary` must name each one and leave its job out, and show
     // every job whose files are whole as before; `merge` must refuse the folder and copy
-    // nothing; none may panic. Each case is three processes. A tenth as many cases as the
-    // parsers' tests: damage that still parses is the rarer kind (a byte of the leading
-    // `PAR1`, which readers skip, is one), and 41 cases missed it where 201 find it.
+    // nothing, `check` fail naming it; none may panic. Each case is four processes. A
+    // tenth as many cases as the parsers' tests: damage that still parses is the rarer kind
+    // (a byte of the leading `PAR1`, which readers skip, is one), and 41 cases missed it
+    // where 201 find it.
     let base = common::TestLab::new();
     base.write(
         "suites/tiny.yaml",
@@ -1013,6 +1014,18 @@ fn damaged_results_are_named_and_left_out_never_published() {
                 prop_assert!(
                     common::files(&fresh.path().join("results")).is_empty(),
                     "merge copied files: {shown}"
+                );
+            }
+
+            let out = lab.roundup(&["check"]);
+            let err = common::stderr(&out);
+            prop_assert!(!err.contains("panicked"), "check: {shown}\n{err}");
+            for p in &parquet {
+                prop_assert_eq!(out.status.code(), Some(1), "check: {}\n{}", shown, err);
+                prop_assert!(
+                    named(&err, p),
+                    "check did not name {}: {shown}\n{err}",
+                    p.display()
                 );
             }
             Ok(())

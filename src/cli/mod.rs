@@ -68,7 +68,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate every suite, drive and commentary file of the lab.
+    /// Validate every suite, drive and commentary file of the lab, and the stored results.
     Check,
     /// Expand suites × drives × variants × repeats into jobs and run them.
     ///
@@ -494,15 +494,30 @@ struct RunReport {
     json: bool,
 }
 
-/// `roundup check`: the lab loads, every file valid.
+/// `roundup check`: the lab loads, every file valid, and every stored job's files are the
+/// bytes its manifest hashed, in the job's own folder.
 fn check(lab_dir: &Path) -> Result<()> {
     let lab = load(lab_dir)?;
+    let (jobs, mut problems) = roundup::store::scan(&lab.results_dir());
+    let stored = jobs.len() + problems.len();
+    problems.extend(jobs.iter().flat_map(|job| job.check_files()));
+    if !problems.is_empty() {
+        bail!(
+            "{} in {} ({} stored); render and summary leave those jobs out, and `roundup \
+             run --resume` runs a damaged one again:\n{}",
+            Counted(problems.len(), "problem"),
+            lab.results_dir().display(),
+            Counted(stored, "job"),
+            problems.join("\n")
+        );
+    }
     info!(
-        "lab {} is valid: {}, {}, {}",
+        "lab {} is valid: {}, {}, {}, {} with their files whole",
         lab_dir.display(),
         Counted(lab.suites.len(), "suite"),
         Counted(lab.drives.len(), "drive"),
-        Counted(lab.commentary.len(), "commentary file")
+        Counted(lab.commentary.len(), "commentary file"),
+        Counted(stored, "stored job")
     );
     Ok(())
 }
