@@ -511,13 +511,17 @@ fn check(lab_dir: &Path) -> Result<()> {
             problems.join("\n")
         );
     }
+    let results = if stored > 0 {
+        format!(", {} with their files whole", Counted(stored, "stored job"))
+    } else {
+        String::new()
+    };
     info!(
-        "lab {} is valid: {}, {}, {}, {} with their files whole",
+        "lab {} is valid: {}, {}, {}{results}",
         lab_dir.display(),
         Counted(lab.suites.len(), "suite"),
         Counted(lab.drives.len(), "drive"),
         Counted(lab.commentary.len(), "commentary file"),
-        Counted(stored, "stored job")
     );
     Ok(())
 }
