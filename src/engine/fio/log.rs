@@ -108,7 +108,8 @@ pub fn samples(entries: &[LogEntry], origin_ns: i128) -> Vec<Sample> {
         .iter()
         .map(|e| {
             let done = e.done_ms as i128 * 1_000_000 - origin_ns;
-            let submit = (done - e.latency_ns as i128).max(0) as u64;
+            // A log's numbers are any u64 (a broken log, another fio): held to u64's range.
+            let submit = u64::try_from((done - e.latency_ns as i128).max(0)).unwrap_or(u64::MAX);
             Sample {
                 seq: 0,
                 op: e.op,
@@ -126,7 +127,7 @@ pub fn samples(entries: &[LogEntry], origin_ns: i128) -> Vec<Sample> {
         while in_flight.peek().is_some_and(|d| d.0 <= s.submit_ns) {
             in_flight.pop();
         }
-        in_flight.push(Reverse(s.submit_ns + s.latency_ns));
+        in_flight.push(Reverse(s.submit_ns.saturating_add(s.latency_ns)));
         s.seq = k as u64;
         s.qd = in_flight.len() as u32;
     }
@@ -174,5 +175,31 @@ mod tests {
         );
         assert_eq!(s.iter().map(|s| s.qd).collect::<Vec<_>>(), [1, 2, 1]);
         assert_eq!(s.iter().map(|s| s.seq).collect::<Vec<_>>(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn numbers_at_their_limits_give_samples_without_wrapping() {
+        let e = |done_ms, latency_ns| LogEntry {
+            done_ms,
+            latency_ns,
+            op: Op::Read,
+            len: 4096,
+            offset: 0,
+        };
+        // The first I/O's latency puts the clock's origin u64::MAX before the others'
+        // completions: their submit times lie past u64's range and are held at its end,
+        // in order (cast, they wrapped to small times and came first).
+        let logs = vec![vec![e(1, u64::MAX), e(2, 1), e(u64::MAX, 0)]];
+        let origin = origin_ns(&logs);
+        let s = samples(&logs[0], origin);
+        assert_eq!(
+            s.iter().map(|s| s.submit_ns).collect::<Vec<_>>(),
+            [0, u64::MAX, u64::MAX]
+        );
+        assert_eq!(
+            s.iter().map(|s| s.latency_ns).collect::<Vec<_>>(),
+            [u64::MAX, 1, 0]
+        );
+        assert_eq!(s.iter().map(|s| s.qd).collect::<Vec<_>>(), [1, 1, 1]);
     }
 }
