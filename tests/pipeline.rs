@@ -1214,3 +1214,101 @@ fn a_queue_deeper_than_a_ring_runs_on_io_uring_and_what_cannot_hold_it_is_refuse
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows[0]["ios"], 40000, "{rows}");
 }
+
+/// The suite [`simulated_results_are_the_same_on_every_machine_and_build`] pins: each of
+/// the models' paths (random and sequential, reads, writes and a mix, QD1 to QD32, 512-B
+/// and 4 KiB alignment, compressible and incompressible data, an SLC cache filling) in a
+/// few thousand I/Os, counted rather than timed.
+const PINNED_SUITE: &str = "name: pinned
+title: the models' paths
+seed: 20261208
+tests:
+  - id: random-write-4k
+    title: random-write-4k
+    operation: write
+    pattern: random
+    block_size: 4KiB
+    span: 2GiB
+    queue_depth: 3
+    count: 6000
+    metric: iops
+    variants:
+      data: [compressible, incompressible]
+      align: [512B, 4KiB]
+  - id: random-read-4k-qd32
+    title: random-read-4k-qd32
+    operation: read
+    pattern: random
+    block_size: 4KiB
+    span: 2GiB
+    queue_depth: 32
+    count: 4000
+    metric: iops
+  - id: random-mixed-4k
+    title: random-mixed-4k
+    operation: {read: 70, write: 30}
+    pattern: random
+    block_size: 4KiB
+    span: 2GiB
+    queue_depth: 1
+    count: 3000
+    metric: mb_per_s
+  - id: sequential-write-1m
+    title: sequential-write-1m
+    operation: write
+    pattern: sequential
+    block_size: 1MiB
+    span: 4GiB
+    queue_depth: 4
+    count: 3000
+    data: incompressible
+    metric: mb_per_s
+  - id: sequential-read-128k
+    title: sequential-read-128k
+    operation: read
+    pattern: sequential
+    block_size: 128KiB
+    span: 2GiB
+    queue_depth: 4
+    count: 3000
+    metric: mb_per_s
+";
+
+#[test]
+fn simulated_results_are_the_same_on_every_machine_and_build() {
+    // `simulated_results_and_site_are_byte_identical` holds a result to itself on one
+    // machine; this holds the shipped models to the figures they gave on every machine and
+    // build before: one model of each kind (page- and block-mapped SSDs, a compressing
+    // controller, a read-modify-write on misaligned writes, an NVMe drive with an SLC
+    // cache, a hard disk, the simple model). A change of CPU, compiler, libm or polars
+    // that moved one I/O's latency by a nanosecond moves the digest. So does a deliberate
+    // change of a model or of the summary: then check that every figure it moves was
+    // meant to move (docs/simulated-drives.md), and put the new digest here.
+    let lab = TestLab::new();
+    lab.write("suites/pinned.yaml", PINNED_SUITE);
+    for id in [
+        "intel-x25m-g2-160",
+        "crucial-c300-256",
+        "ocz-vertex-le-100",
+        "gskill-titan-256",
+        "samsung-970-evo-plus-250gb",
+        "samsung-spinpoint-f1-1tb",
+        "ramdisk",
+    ] {
+        lab.repo_drive(id);
+    }
+    let out = lab.roundup(&["run", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary = lab.roundup(&["summary", "--json"]);
+    assert!(summary.status.success(), "{}", stderr(&summary));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&summary)).unwrap();
+    assert_eq!(rows.len(), 7 * 8);
+    let digest = roundup::config::sha256_hex(stdout(&summary).as_bytes());
+    if digest != "af83b447afada27d9470406f36d4cc21be62c9bc830f1b041fa1801b1a944aac" {
+        let table = lab.roundup(&["summary"]);
+        panic!(
+            "the pinned suite's summary moved (its SHA-256 is now {digest}):\n{}",
+            stdout(&table)
+        );
+    }
+}
