@@ -63,37 +63,36 @@ fn load_review(
         }
     };
     for (i, pair) in spec.compare.iter().enumerate() {
+        // At the pair's own line (an id may be named on others too), and where the error
+        // is of one id, at its column there (the second's after the comma).
+        let at = |field: String, id: Option<(usize, &str)>, message: String| {
+            let e = crate::config::at_key(InputError::new(&rel, field, message).at(1, 1), text);
+            match id {
+                Some((0, id)) => at_column(e, text, id, ""),
+                Some((_, id)) => at_column(e, text, id, ","),
+                None => e,
+            }
+        };
         for (k, id) in pair.iter().enumerate() {
             if !drives.contains_key(id) {
-                // The line of the entry: the first line from the top naming the id.
-                let line = text
-                    .lines()
-                    .position(|l| l.contains(id.as_str()))
-                    .map_or(1, |n| n + 1);
-                let column = text
-                    .lines()
-                    .nth(line - 1)
-                    .and_then(|l| l.find(id.as_str()))
-                    .map_or(1, |c| c + 1);
-                errors.push(
-                    InputError::new(&rel, format!("compare[{i}][{k}]"), {
-                        let known: Vec<&str> = drives.keys().map(String::as_str).collect();
-                        let hint = crate::config::suggest(id, known.iter().copied())
-                            .map(|hint| format!("; {hint}"))
-                            .unwrap_or_default();
-                        format!(
-                            "expected the id of a drive in drives/, found {id:?} (known: {}{hint})",
-                            known.join(", ")
-                        )
-                    })
-                    .at(line, column),
-                );
+                let known: Vec<&str> = drives.keys().map(String::as_str).collect();
+                let hint = crate::config::suggest(id, known.iter().copied())
+                    .map(|hint| format!("; {hint}"))
+                    .unwrap_or_default();
+                errors.push(at(
+                    format!("compare[{i}][{k}]"),
+                    Some((k, id)),
+                    format!(
+                        "expected the id of a drive in drives/, found {id:?} (known: {}{hint})",
+                        known.join(", ")
+                    ),
+                ));
             }
         }
         if pair[0] == pair[1] {
-            errors.push(InputError::new(
-                &rel,
+            errors.push(at(
                 format!("compare[{i}]"),
+                None,
                 format!("expected two different drives, found {:?} twice", pair[0]),
             ));
         }
@@ -103,6 +102,27 @@ fn load_review(
         file: rel,
         sha256: sha256_hex(&bytes),
     })
+}
+
+/// `e` at the column of `needle` on its line, the first after `after` there (from the
+/// line's start if `after` is empty); where it is not there, `e` as it was.
+fn at_column(e: InputError, text: &str, needle: &str, after: &str) -> InputError {
+    let column = e.line.checked_sub(1).and_then(|n| {
+        let line = text.lines().nth(n)?;
+        let from = if after.is_empty() {
+            0
+        } else {
+            line.find(after)?
+        };
+        line[from..].find(needle).map(|c| from + c + 1)
+    });
+    match column {
+        Some(column) => {
+            let line = e.line;
+            e.at(line, column)
+        }
+        None => e,
+    }
 }
 
 /// The message for a name the lab has no `kind` of (a command line's `--drive`, `--suite`
@@ -253,6 +273,42 @@ impl Lab {
             Ok(text) => crate::config::at_key(e, &text),
             Err(_) => e,
         }
+    }
+
+    /// What is valid but likely not meant, for `check` and `run` to warn of: a pattern of
+    /// a suite's `drives:` that takes no drive of drives/ (a drive file removed, or the
+    /// pattern mistyped), at its line; of the suites named in `suites` (all if empty).
+    pub fn warnings(&self, suites: &[String]) -> Vec<InputError> {
+        let ids: Vec<&str> = self.drives.keys().map(String::as_str).collect();
+        let mut out = Vec::new();
+        for s in self
+            .suites
+            .values()
+            .filter(|s| suites.is_empty() || suites.contains(&s.spec.name.0))
+        {
+            let text = fs::read_to_string(self.root.join(&s.file)).unwrap_or_default();
+            for (i, pattern) in s.spec.unmatched_drives(&ids) {
+                let hint = crate::config::suggest(pattern, ids.iter().copied())
+                    .map(|hint| format!("; {hint}"))
+                    .unwrap_or_default();
+                let e = InputError::new(
+                    &s.file,
+                    format!("drives[{i}]"),
+                    format!(
+                        "expected a pattern matching a drive in drives/, found {pattern:?}, \
+                         which matches none{hint}"
+                    ),
+                )
+                .at(1, 1);
+                out.push(at_column(
+                    crate::config::at_key(e, &text),
+                    &text,
+                    pattern,
+                    "",
+                ));
+            }
+        }
+        out
     }
 
     /// `results/` of the lab.

@@ -332,6 +332,57 @@ fn review_file_names_unknown_drives_and_keys() {
         "{}",
         stderr(&out)
     );
+    // Each at its own pair's line, where an id was named on a line before it (and in a
+    // comment); the second id at its own column when the first is the same text.
+    let lab = TestLab::new();
+    lab.write("suites/tiny.yaml", TINY_SUITE);
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    lab.sim_drive("sim-b", "Beta", "B2", 2);
+    lab.write(
+        "review.yaml",
+        "# sim-zz and sim-a\ncompare:\n  - [sim-a, sim-b]\n  - [sim-a, sim-a]\n  - [sim-zz, sim-zz]\n",
+    );
+    let err = stderr(&lab.roundup(&["check"]));
+    for said in [
+        "review.yaml:4:3: compare[1]: expected two different drives, found \"sim-a\" twice",
+        "review.yaml:5:6: compare[2][0]: expected the id of a drive in drives/, found \"sim-zz\"",
+        "review.yaml:5:14: compare[2][1]: expected the id of a drive in drives/, found \"sim-zz\"",
+        "review.yaml:5:3: compare[2]: expected two different drives",
+    ] {
+        assert!(err.contains(said), "{said} not in {err}");
+    }
+}
+
+#[test]
+fn a_suites_drive_pattern_that_takes_no_drive_is_warned_of_at_its_line() {
+    let lab = TestLab::new();
+    lab.sim_drive("sim-a", "Alpha", "A1", 8);
+    // Kept to sim-a, and to a drive mistyped: the run takes sim-a alone, and says why the
+    // other is not there. A pattern that leaves out a drive not in the lab says nothing.
+    lab.write(
+        "suites/tiny.yaml",
+        &TINY_SUITE.replace(
+            "seed: 7\n",
+            "seed: 7\ndrives: [\"sim-a\", \"sim-aa\", \"!sim-zz\"]\n",
+        ),
+    );
+    let said = "warning: suites/tiny.yaml:4:20: drives[1]: expected a pattern matching a drive in drives/, found \"sim-aa\", which matches none; did you mean \"sim-a\"?";
+    let out = lab.roundup(&["check"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains(said), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).matches("warning").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    let out = lab.roundup(&["run", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains(said), "{}", stderr(&out));
+    assert!(stdout(&out).contains("on 1 drive"), "{}", stdout(&out));
+    // A run that names its drives does not go by the suite's list.
+    let out = lab.roundup(&["run", "--dry-run", "--drive", "sim-a"]);
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
 }
 
 #[test]

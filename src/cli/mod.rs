@@ -498,6 +498,9 @@ struct RunReport {
 /// bytes its manifest hashed, in the job's own folder.
 fn check(lab_dir: &Path) -> Result<()> {
     let lab = load(lab_dir)?;
+    for w in lab.warnings(&[]) {
+        eprintln!("warning: {w}");
+    }
     let (jobs, mut problems) = roundup::store::scan(&lab.results_dir());
     let stored = jobs.len() + problems.len();
     problems.extend(jobs.iter().flat_map(|job| job.check_files()));
@@ -554,6 +557,12 @@ fn run_command(
     report: RunReport,
 ) -> Result<()> {
     let lab = load(lab_dir)?;
+    // A run that names drives does not go by the suites' `drives:`.
+    if selection.drives.is_empty() {
+        for w in lab.warnings(&selection.suites) {
+            eprintln!("warning: {w}");
+        }
+    }
     let mut plan = plan::expand(&lab, selection)?;
     if let Some(shard) = shard {
         plan = plan.shard(shard);

@@ -53,6 +53,18 @@ impl Suite {
                 _ => on,
             })
     }
+
+    /// The patterns of `drives` that would take a drive (not `!` ones) and match none of
+    /// `ids`, with their index: a drive file missing or a pattern mistyped.
+    pub fn unmatched_drives<'a>(&'a self, ids: &[&str]) -> Vec<(usize, &'a str)> {
+        self.drives
+            .iter()
+            .flatten()
+            .enumerate()
+            .filter(|(_, p)| !p.starts_with('!') && !ids.iter().any(|id| glob(p, id)))
+            .map(|(i, p)| (i, p.as_str()))
+            .collect()
+    }
 }
 
 /// Whether `text` matches `pattern`, where `*` stands for any run of characters.
