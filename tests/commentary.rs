@@ -336,6 +336,23 @@ fn new_firmware_keeps_commentary_and_flags_stale_slots() {
         "{}",
         stderr(&out)
     );
+    // So is a file for a page the site does not have (its name mistyped): its words,
+    // introduction and slots alike, are not shown.
+    fs::write(
+        lab.path().join("commentary/suites/tinny.md"),
+        "An introduction.\n",
+    )
+    .unwrap();
+    let out = lab.roundup(&["render"]);
+    assert!(
+        stderr(&out).contains(
+            "warning: commentary/suites/tinny.md: no page suites/tinny on the site (kept in \
+             the file, not shown; did you mean suites/tiny?)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    fs::remove_file(lab.path().join("commentary/suites/tinny.md")).unwrap();
 
     // Back to B1 (a firmware withdrawn): the firmware the drive file names is current,
     // whatever the names' order, and the history lists it last.

@@ -48,7 +48,8 @@ pub struct Report {
     produced: std::collections::BTreeSet<PathBuf>,
     /// Results that could not be read (named and skipped).
     pub problems: Vec<String>,
-    /// Commentary slots whose chart no longer exists (kept in their files, reported here).
+    /// Commentary slots whose chart no longer exists, and commentary files of a page the
+    /// site does not have (kept in their files, reported here).
     pub orphan_slots: Vec<String>,
     /// Commentary slots written against other figures than the current ones, as (page,
     /// slot id), in page order.

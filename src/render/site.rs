@@ -609,6 +609,19 @@ impl<'a> Site<'a> {
             .collect();
         for (page, c) in &self.lab.commentary {
             let ids = pages.get(page.as_str());
+            if ids.is_none() {
+                // A page the site does not have (none of its results, or the file's name
+                // mistyped): its introduction and every slot are not shown.
+                let likely = crate::config::likely(page, pages.keys().copied());
+                let hint = crate::config::did_you_mean(&likely, str::to_string)
+                    .map(|hint| format!("; {hint}"))
+                    .unwrap_or_default();
+                self.report.orphan_slots.push(format!(
+                    "{}: no page {page} on the site (kept in the file, not shown{hint})",
+                    c.file.display()
+                ));
+                continue;
+            }
             for s in &c.spec.slots {
                 if !ids.is_some_and(|ids| ids.contains(s.id.as_str())) {
                     // A slot whose heading was mistyped is told the chart it was meant for.
