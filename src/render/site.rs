@@ -595,7 +595,8 @@ impl<'a> Site<'a> {
             .collect()
     }
 
-    /// Commentary slots with no chart on their page: kept in their files, reported here.
+    /// Commentary slots with no chart on their page, and commentary files of a page the
+    /// site does not have: kept in their files, reported here.
     fn report_orphans(&mut self) {
         let pages: BTreeMap<&str, BTreeSet<&str>> = self
             .pages
@@ -607,38 +608,33 @@ impl<'a> Site<'a> {
                 )
             })
             .collect();
+        // The names a mistyped one was likely meant to be: "; did you mean …?".
+        let hint = |likely: Vec<&str>| {
+            crate::config::did_you_mean(&likely, str::to_string)
+                .map(|hint| format!("; {hint}"))
+                .unwrap_or_default()
+        };
         for (page, c) in &self.lab.commentary {
-            let ids = pages.get(page.as_str());
-            if ids.is_none() {
+            let Some(ids) = pages.get(page.as_str()) else {
                 // A page the site does not have (none of its results, or the file's name
                 // mistyped): its introduction and every slot are not shown.
-                let likely = crate::config::likely(page, pages.keys().copied());
-                let hint = crate::config::did_you_mean(&likely, str::to_string)
-                    .map(|hint| format!("; {hint}"))
-                    .unwrap_or_default();
+                let hint = hint(crate::config::likely(page, pages.keys().copied()));
                 self.report.orphan_slots.push(format!(
                     "{}: no page {page} on the site (kept in the file, not shown{hint})",
                     c.file.display()
                 ));
                 continue;
-            }
-            for s in &c.spec.slots {
-                if !ids.is_some_and(|ids| ids.contains(s.id.as_str())) {
-                    // A slot whose heading was mistyped is told the chart it was meant for.
-                    let likely = ids.map_or(Vec::new(), |ids| {
-                        crate::config::likely(&s.id, ids.iter().copied())
-                    });
-                    let hint = crate::config::did_you_mean(&likely, str::to_string)
-                        .map(|hint| format!("; {hint}"))
-                        .unwrap_or_default();
-                    self.report.orphan_slots.push(format!(
-                        "{}:{}: slot {} has no chart on page {page} (kept in the file, not \
-                         shown{hint})",
-                        c.file.display(),
-                        s.line,
-                        s.id
-                    ));
-                }
+            };
+            for s in c.spec.slots.iter().filter(|s| !ids.contains(s.id.as_str())) {
+                // A slot whose heading was mistyped is told the chart it was meant for.
+                let hint = hint(crate::config::likely(&s.id, ids.iter().copied()));
+                self.report.orphan_slots.push(format!(
+                    "{}:{}: slot {} has no chart on page {page} (kept in the file, not \
+                     shown{hint})",
+                    c.file.display(),
+                    s.line,
+                    s.id
+                ));
             }
         }
     }
