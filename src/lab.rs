@@ -286,8 +286,13 @@ impl Lab {
             .values()
             .filter(|s| suites.is_empty() || suites.contains(&s.spec.name.0))
         {
+            let unmatched = s.spec.unmatched_drives(&ids);
+            if unmatched.is_empty() {
+                continue;
+            }
+            // Read again for the lines only where there is something to place.
             let text = fs::read_to_string(self.root.join(&s.file)).unwrap_or_default();
-            for (i, pattern) in s.spec.unmatched_drives(&ids) {
+            for (i, pattern) in unmatched {
                 let hint = crate::config::suggest(pattern, ids.iter().copied())
                     .map(|hint| format!("; {hint}"))
                     .unwrap_or_default();
